@@ -1,0 +1,52 @@
+// The only module that knows where the wasm files are: loads web-tree-sitter and the
+// Python grammar once, parses document text, and lowers each tree into plain JS nodes
+// (see syntax.ts) so that analysis never crosses into the wasm heap per property.
+import { Parser, Language, type Tree } from 'web-tree-sitter';
+import { join } from 'node:path';
+import { lowerTree, type SyntaxNode } from './syntax';
+
+let parserPromise: Promise<Parser> | undefined;
+
+/** Options for {@link initParser}. */
+export interface ParserInit {
+  /** Folder holding tree-sitter.wasm and tree-sitter-python.wasm (dist/ when bundled). */
+  wasmDir: string;
+}
+
+/** Loads the runtime and grammar once; later calls return the same parser. */
+export function initParser({ wasmDir }: ParserInit): Promise<Parser> {
+  parserPromise ??= (async () => {
+    await Parser.init({ locateFile: (file: string) => join(wasmDir, file) });
+    const python = await Language.load(join(wasmDir, 'tree-sitter-python.wasm'));
+    const parser = new Parser();
+    parser.setLanguage(python);
+    return parser;
+  })();
+  return parserPromise;
+}
+
+/** A parsed document: the lowered syntax tree and whether the source had syntax errors. */
+export interface ParsedSource {
+  root: SyntaxNode;
+  hasError: boolean;
+}
+
+/**
+ * Parses `text` and lowers it; the wasm tree is deleted before returning, so nothing
+ * leaks in the wasm heap whatever the caller does with the result.
+ */
+export function parseSource(parser: Parser, text: string): ParsedSource {
+  const tree: Tree | null = parser.parse(text);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  try {
+    return { root: lowerTree(tree, text), hasError: tree.rootNode.hasError };
+  } finally {
+    tree.delete();
+  }
+}
+
+/** Parses without lowering and deletes the tree: the bare parse time the benchmarks compare against. */
+export function parseOnly(parser: Parser, text: string): void {
+  const tree = parser.parse(text);
+  tree?.delete();
+}

@@ -1,0 +1,49 @@
+// Custom LSP messages shared by the client and the server, declared once (as
+// vscode-eslint does): each namespace holds its method name and typed request shape.
+import { RequestType, NotificationType } from 'vscode-languageserver-protocol';
+
+/** One input tensor of a layer, with dims as numbers or named symbols such as "B" and "T". */
+export interface InputTemplate {
+  shape: (number | string)[];
+  /** `float` inputs follow the benchmark dtype; `long` inputs are token ids in [0, high). */
+  dtype: 'float' | 'long';
+  high?: number;
+}
+
+/** What the server knows about the module under the cursor. */
+export interface LayerAtResult {
+  /** Class or layer name, e.g. `Block` or `nn.Linear`. */
+  name: string;
+  kind: 'class' | 'layer';
+  /** Absolute file path of the module's source. */
+  file: string;
+  /** Zero-based line of the class or constructor call. */
+  line: number;
+  /** A Python expression that constructs the module inside the file's namespace. */
+  constructorExpression: string;
+  inputs: InputTemplate[];
+  /** Default values for the named dims in `inputs` (from the script or settings). */
+  dims: Record<string, number>;
+  /** The analyzer's estimate for the module, shown beside the measurement. */
+  estimate?: { params: number | null; forwardFlopsPerSample?: number | null; notes: string[] };
+  notes: string[];
+}
+
+export namespace LayerAtRequest {
+  export const method = 'shardlens/layerAt';
+  export interface Params {
+    textDocument: { uri: string };
+    position: { line: number; character: number };
+  }
+  export const type = new RequestType<Params, LayerAtResult | null, void>(method);
+}
+
+/** Sent by the server when its status changes (ready, analysing, an internal error). */
+export namespace StatusNotification {
+  export const method = 'shardlens/status';
+  export interface Params {
+    state: 'ready' | 'busy' | 'error';
+    message?: string;
+  }
+  export const type = new NotificationType<Params>(method);
+}
