@@ -61,9 +61,12 @@ function findTests(dir) {
   return found;
 }
 
-async function buildTests() {
-  rmSync(join(root, 'out'), { recursive: true, force: true });
-  const entryPoints = findTests(join(root, 'test')).map((p) => relative(root, p));
+/** Bundles test files into out/; extra arguments after --tests limit it to paths starting with them. */
+async function buildTests(filters) {
+  if (filters.length === 0) rmSync(join(root, 'out'), { recursive: true, force: true });
+  const entryPoints = findTests(join(root, 'test'))
+    .map((p) => relative(root, p))
+    .filter((p) => filters.length === 0 || filters.some((f) => p.startsWith(f)));
   await esbuild.build({
     ...nodeCommon,
     entryPoints,
@@ -91,7 +94,7 @@ async function main() {
   }
   await Promise.all(existing.map((options) => esbuild.build(options)));
   copyWasm();
-  if (args.has('--tests')) await buildTests();
+  if (args.has('--tests')) await buildTests(process.argv.slice(2).filter((a) => !a.startsWith('--')));
 }
 
 main().catch((error) => {
