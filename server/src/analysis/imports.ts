@@ -1,0 +1,109 @@
+// Import aliases of one file: maps each local name bound by an import to the dotted name
+// it stands for, so `nn.Linear`, `torch.nn.Linear` and `from torch.nn import Linear` all
+// resolve to `torch.nn.Linear`.
+import type { SyntaxNode } from '../parse/syntax';
+
+/** Local name → fully qualified dotted name, for every import statement in the file. */
+export class ImportTable {
+  private readonly aliases = new Map<string, string>();
+  /** Modules imported with `from X import *`. */
+  readonly starModules: string[] = [];
+
+  /** Records that `local` stands for `qualified`. */
+  bind(local: string, qualified: string): void {
+    this.aliases.set(local, qualified);
+  }
+
+  /** The qualified name a local name was imported as, if any. */
+  lookup(local: string): string | undefined {
+    return this.aliases.get(local);
+  }
+
+  /** Whether any import brings in this module or one of its members (e.g. `torch`). */
+  importsFrom(modulePrefix: string): boolean {
+    for (const qualified of this.aliases.values()) {
+      if (qualified === modulePrefix || qualified.startsWith(`${modulePrefix}.`)) return true;
+    }
+    return this.starModules.some((m) => m === modulePrefix || m.startsWith(`${modulePrefix}.`));
+  }
+
+  /**
+   * Resolves an identifier or attribute chain (`nn.functional.relu`) to its qualified name
+   * when its first name is imported; returns undefined for local names.
+   */
+  resolve(node: SyntaxNode): string | undefined {
+    const dotted = dottedName(node);
+    if (!dotted) return undefined;
+    const [head, ...rest] = dotted.split('.');
+    const base = this.aliases.get(head);
+    if (!base) return undefined;
+    return rest.length ? `${base}.${rest.join('.')}` : base;
+  }
+}
+
+/** `a.b.c` for an identifier or attribute chain of identifiers, else undefined. */
+export function dottedName(node: SyntaxNode): string | undefined {
+  const parts: string[] = [];
+  let current: SyntaxNode | undefined = node;
+  while (current) {
+    if (current.type === 'identifier') {
+      parts.push(current.text);
+      return parts.reverse().join('.');
+    }
+    if (current.type !== 'attribute') return undefined;
+    const attribute = current.children.find((c) => c.field === 'attribute');
+    if (!attribute) return undefined;
+    parts.push(attribute.text);
+    current = current.children.find((c) => c.field === 'object');
+  }
+  return undefined;
+}
+
+/** Collects every `import` and `from ... import` in the tree (at any depth). */
+export function collectImports(root: SyntaxNode): ImportTable {
+  const table = new ImportTable();
+  const stack: SyntaxNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.type === 'import_statement') readImport(node, table);
+    else if (node.type === 'import_from_statement') readImportFrom(node, table);
+    else if (isStatementContainer(node)) for (const child of node.children) stack.push(child);
+  }
+  return table;
+}
+
+const NON_CONTAINERS = new Set(['expression_statement', 'return_statement', 'string', 'comment']);
+
+function isStatementContainer(node: SyntaxNode): boolean {
+  return !NON_CONTAINERS.has(node.type);
+}
+
+function readImport(node: SyntaxNode, table: ImportTable): void {
+  for (const child of node.children) {
+    if (child.type === 'dotted_name') {
+      // `import torch.nn` binds `torch`.
+      const name = child.text;
+      table.bind(name.split('.')[0], name.split('.')[0]);
+    } else if (child.type === 'aliased_import') {
+      const name = child.children.find((c) => c.field === 'name');
+      const alias = child.children.find((c) => c.field === 'alias');
+      if (name && alias) table.bind(alias.text, name.text);
+    }
+  }
+}
+
+function readImportFrom(node: SyntaxNode, table: ImportTable): void {
+  const moduleNode = node.children.find((c) => c.field === 'module_name');
+  if (!moduleNode) return;
+  const moduleName = moduleNode.text;
+  for (const child of node.children) {
+    if (child === moduleNode) continue;
+    if (child.type === 'wildcard_import') table.starModules.push(moduleName);
+    else if (child.type === 'dotted_name' && child.field === 'name') table.bind(child.text, `${moduleName}.${child.text}`);
+    else if (child.type === 'aliased_import') {
+      const name = child.children.find((c) => c.field === 'name');
+      const alias = child.children.find((c) => c.field === 'alias');
+      if (name && alias) table.bind(alias.text, `${moduleName}.${name.text}`);
+    }
+  }
+}

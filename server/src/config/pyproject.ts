@@ -1,0 +1,60 @@
+// Finds the pyproject.toml that governs a file (the nearest one above it, as Ruff does)
+// and caches its parsed `[tool.shardlens]` section by path and modification time.
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { settingsFromPyproject, type PyprojectSettings } from './settings';
+
+interface CacheEntry {
+  mtimeMs: number;
+  value: PyprojectSettings & { path: string };
+}
+
+const cache = new Map<string, CacheEntry>();
+
+/** The nearest pyproject.toml at or above `startDir`, stopping at `stopAt` (inclusive) or the root. */
+export function findPyproject(startDir: string, stopAt?: string): string | undefined {
+  let dir = startDir;
+  for (;;) {
+    const candidate = join(dir, 'pyproject.toml');
+    try {
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here; keep walking up
+    }
+    if (stopAt && dir === stopAt) return undefined;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** Reads `[tool.shardlens]` for a file, or undefined when no pyproject.toml governs it. */
+export function loadPyprojectFor(
+  filePath: string,
+  stopAt?: string,
+): (PyprojectSettings & { path: string }) | undefined {
+  const path = findPyproject(dirname(filePath), stopAt);
+  if (!path) return undefined;
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+  const cached = cache.get(path);
+  if (cached && cached.mtimeMs === mtimeMs) return cached.value;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return { path, settings: {}, error: `cannot read ${path}: ${(error as Error).message}` };
+  }
+  const value = { path, ...settingsFromPyproject(text) };
+  cache.set(path, { mtimeMs, value });
+  return value;
+}
+
+/** Forgets cached pyproject files (called when the client reports file changes). */
+export function clearPyprojectCache(): void {
+  cache.clear();
+}
