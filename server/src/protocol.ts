@@ -1,6 +1,7 @@
 // Custom LSP messages shared by the client and the server, declared once (as
-// vscode-eslint does): each namespace holds its method name and typed request shape.
-import { RequestType, NotificationType } from 'vscode-languageserver-protocol';
+// vscode-eslint does): each namespace holds its method name and typed parameters.
+// NOTE: plain method strings, not RequestType objects: the client and server packages
+// bundle different vscode-jsonrpc versions whose RequestType classes are incompatible.
 
 /** One input tensor of a layer, with dims as numbers or named symbols such as "B" and "T". */
 export interface InputTemplate {
@@ -35,7 +36,7 @@ export namespace LayerAtRequest {
     textDocument: { uri: string };
     position: { line: number; character: number };
   }
-  export const type = new RequestType<Params, LayerAtResult | null, void>(method);
+  export type Result = LayerAtResult | null;
 }
 
 /** Sent by the server when its status changes (ready, analysing, an internal error). */
@@ -45,5 +46,4 @@ export namespace StatusNotification {
     state: 'ready' | 'busy' | 'error';
     message?: string;
   }
-  export const type = new NotificationType<Params>(method);
 }

@@ -99,7 +99,8 @@ function readImportFrom(node: SyntaxNode, table: ImportTable): void {
   for (const child of node.children) {
     if (child === moduleNode) continue;
     if (child.type === 'wildcard_import') table.starModules.push(moduleName);
-    else if (child.type === 'dotted_name' && child.field === 'name') table.bind(child.text, `${moduleName}.${child.text}`);
+    else if (child.type === 'dotted_name' && child.field === 'name')
+      table.bind(child.text, `${moduleName}.${child.text}`);
     else if (child.type === 'aliased_import') {
       const name = child.children.find((c) => c.field === 'name');
       const alias = child.children.find((c) => c.field === 'alias');

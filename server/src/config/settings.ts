@@ -88,7 +88,11 @@ function severities(value: unknown): Record<string, SeverityName> | undefined {
 
 /** A partial settings object: only what one source actually set. */
 export type PartialSettings = {
-  [K in keyof Settings]?: Settings[K] extends object ? Partial<Settings[K]> : Settings[K];
+  [K in keyof Settings]?: Settings[K] extends unknown[]
+    ? Settings[K]
+    : Settings[K] extends object
+      ? Partial<Settings[K]>
+      : Settings[K];
 };
 
 function dropUndefined<T extends object>(value: T): Partial<T> {
@@ -159,7 +163,10 @@ export function settingsFromPyproject(text: string): PyprojectSettings {
   try {
     document = parseToml(text) as Loose;
   } catch (error) {
-    return { settings: {}, error: `pyproject.toml is not valid TOML: ${(error as Error).message.split('\n')[0]}` };
+    return {
+      settings: {},
+      error: `pyproject.toml is not valid TOML: ${(error as Error).message.split('\n')[0]}`,
+    };
   }
   const tool = isObject(document.tool) ? document.tool : {};
   const section = isObject(tool.shardlens) ? tool.shardlens : undefined;

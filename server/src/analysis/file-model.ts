@@ -1,0 +1,96 @@
+// The FileModel: everything the rules ask about one parsed document version — import
+// aliases, the kind of each expression, the role of each statement (hot step, logging,
+// eval, setup), suppression comments, and indexes of the node types rules look at.
+import type { SyntaxNode, SourceText } from '../parse/syntax';
+import type { ParsedSource } from '../parse/parser';
+import { collectImports, type ImportTable } from './imports';
+import type { Kind } from './kinds';
+import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
+import { inferValueKinds } from './values';
+import { Suppressions } from './suppressions';
+import { walk } from './syntax-helpers';
+
+/** Node types indexed for the rules, so no rule walks the whole tree itself. */
+const INDEXED = [
+  'call',
+  'attribute',
+  'subscript',
+  'assignment',
+  'augmented_assignment',
+  'if_statement',
+  'elif_clause',
+  'while_statement',
+  'for_statement',
+  'assert_statement',
+  'conditional_expression',
+  'with_statement',
+  'function_definition',
+  'class_definition',
+  'string',
+  'not_operator',
+  'boolean_operator',
+] as const;
+
+/** Node type → every node of that type, in document order. */
+export type NodeIndex = Record<(typeof INDEXED)[number], SyntaxNode[]>;
+
+/** What the analysis knows about one document version. */
+export interface FileModel {
+  /** Absolute path of the file, or null for an unsaved document. */
+  readonly filePath: string | null;
+  readonly source: SourceText;
+  readonly root: SyntaxNode;
+  readonly hasSyntaxError: boolean;
+  readonly imports: ImportTable;
+  /** Whether the file imports torch (or a framework built on it); rules stay silent otherwise. */
+  readonly usesTorch: boolean;
+  readonly nodes: NodeIndex;
+  readonly suppressions: Suppressions;
+  readonly roles: LoopRoles;
+  /** The kind of an expression, or `unknown`. */
+  kindOf(node: SyntaxNode): Kind;
+  /** The role of the statement containing `node`. */
+  roleOf(node: SyntaxNode): Role;
+}
+
+const TORCH_FRAMEWORKS = [
+  'torch',
+  'lightning',
+  'pytorch_lightning',
+  'accelerate',
+  'deepspeed',
+  'transformers',
+  'torchvision',
+  'timm',
+  'fairscale',
+  'torchtitan',
+];
+
+/** Builds the FileModel of a parsed document. */
+export function buildFileModel(input: { parsed: ParsedSource; filePath: string | null }): FileModel {
+  const { root, hasError } = input.parsed;
+  const imports = collectImports(root);
+  const nodes = Object.fromEntries(INDEXED.map((type) => [type, [] as SyntaxNode[]])) as NodeIndex;
+  const comments: SyntaxNode[] = [];
+  const indexed = new Set<string>(INDEXED);
+  walk(root, (node) => {
+    if (indexed.has(node.type)) nodes[node.type as keyof NodeIndex].push(node);
+    else if (node.type === 'comment') comments.push(node);
+  });
+  const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name));
+  const facts = usesTorch ? inferValueKinds(root, imports) : undefined;
+  const roles = new LoopRoles(root, collectOptimizerNames(root, imports));
+  return {
+    filePath: input.filePath,
+    source: root.source,
+    root,
+    hasSyntaxError: hasError,
+    imports,
+    usesTorch,
+    nodes,
+    suppressions: new Suppressions(comments),
+    roles,
+    kindOf: (node) => facts?.kinds.get(node) ?? 'unknown',
+    roleOf: (node) => roles.roleOf(node),
+  };
+}

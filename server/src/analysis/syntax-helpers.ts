@@ -1,0 +1,127 @@
+// Small helpers over lowered syntax nodes: field access, call shapes, argument lookup,
+// and iterative walks (never recursive: 10,000-deep nesting must not overflow the stack).
+import type { SyntaxNode } from '../parse/syntax';
+
+/** The child filling `field`, if any. */
+export function fieldOf(node: SyntaxNode, field: string): SyntaxNode | undefined {
+  for (const child of node.children) if (child.field === field) return child;
+  return undefined;
+}
+
+/** Every child filling `field`. */
+export function fieldsOf(node: SyntaxNode, field: string): SyntaxNode[] {
+  return node.children.filter((child) => child.field === field);
+}
+
+/** Strips parentheses: `((x))` → `x`. */
+export function unwrap(node: SyntaxNode): SyntaxNode {
+  let current = node;
+  while (current.type === 'parenthesized_expression' && current.children.length === 1)
+    current = current.children[0];
+  return current;
+}
+
+/** For `a.b(...)`: the method name `b` and the receiver `a`; undefined for other calls. */
+export function methodCall(call: SyntaxNode): { name: string; receiver: SyntaxNode } | undefined {
+  if (call.type !== 'call') return undefined;
+  const callee = fieldOf(call, 'function');
+  if (!callee || callee.type !== 'attribute') return undefined;
+  const name = fieldOf(callee, 'attribute');
+  const receiver = fieldOf(callee, 'object');
+  if (!name || !receiver) return undefined;
+  return { name: name.text, receiver };
+}
+
+/** The positional arguments of a call (excluding keywords and splats). */
+export function positionalArgs(call: SyntaxNode): SyntaxNode[] {
+  const args = fieldOf(call, 'arguments');
+  if (!args || args.type !== 'argument_list') return [];
+  return args.children.filter(
+    (c) =>
+      c.type !== 'keyword_argument' &&
+      c.type !== 'list_splat' &&
+      c.type !== 'dictionary_splat' &&
+      c.type !== 'comment',
+  );
+}
+
+/** The value of keyword argument `name` in a call, if given. */
+export function keywordArg(call: SyntaxNode, name: string): SyntaxNode | undefined {
+  const args = fieldOf(call, 'arguments');
+  if (!args) return undefined;
+  for (const arg of args.children) {
+    if (arg.type === 'keyword_argument' && fieldOf(arg, 'name')?.text === name) return fieldOf(arg, 'value');
+  }
+  return undefined;
+}
+
+/** Whether a call has `**kwargs` or `*args` (its arguments cannot be fully known). */
+export function hasSplat(call: SyntaxNode): boolean {
+  const args = fieldOf(call, 'arguments');
+  return !!args?.children.some((c) => c.type === 'list_splat' || c.type === 'dictionary_splat');
+}
+
+/** Pre-order walk of `root`'s subtree, calling `visit`; `visit` returning false skips a node's children. */
+export function walk(root: SyntaxNode, visit: (node: SyntaxNode) => boolean | void): void {
+  const stack: SyntaxNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (visit(node) === false) continue;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+}
+
+/** Whether `node` lies inside `ancestor` (or is it). */
+export function isWithin(node: SyntaxNode, ancestor: SyntaxNode): boolean {
+  for (let current: SyntaxNode | null = node; current; current = current.parent)
+    if (current === ancestor) return true;
+  return false;
+}
+
+/** The nearest ancestor (or the node itself) whose type is one of `types`. */
+export function closest(node: SyntaxNode, types: ReadonlySet<string>): SyntaxNode | undefined {
+  for (let current: SyntaxNode | null = node; current; current = current.parent) {
+    if (types.has(current.type)) return current;
+  }
+  return undefined;
+}
+
+/** Statement node types: the unit that suppression comments and contexts attach to. */
+export const STATEMENT_TYPES = new Set([
+  'expression_statement',
+  'return_statement',
+  'assert_statement',
+  'if_statement',
+  'for_statement',
+  'while_statement',
+  'with_statement',
+  'try_statement',
+  'delete_statement',
+  'raise_statement',
+  'function_definition',
+  'class_definition',
+  'decorated_definition',
+  'global_statement',
+  'nonlocal_statement',
+  'import_statement',
+  'import_from_statement',
+  'pass_statement',
+  'break_statement',
+  'continue_statement',
+  'match_statement',
+]);
+
+/** The statement containing `node` (the innermost), or the node's topmost ancestor. */
+export function enclosingStatement(node: SyntaxNode): SyntaxNode {
+  let current: SyntaxNode = node;
+  while (current.parent && !STATEMENT_TYPES.has(current.type)) current = current.parent;
+  return current;
+}
+
+/** The last identifier of an identifier or attribute chain: `self.optimizer` → `optimizer`. */
+export function lastName(node: SyntaxNode): string | undefined {
+  const target = unwrap(node);
+  if (target.type === 'identifier') return target.text;
+  if (target.type === 'attribute') return fieldOf(target, 'attribute')?.text;
+  return undefined;
+}

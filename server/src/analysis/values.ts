@@ -1,0 +1,540 @@
+// Infers the kind of every expression (tensor, module, optimizer, number, ...) with a
+// flow-sensitive walk of each scope: assignments update the environment, branches join,
+// loop bodies run twice to reach the values of later iterations, and same-file function
+// calls pass argument kinds to parameters and return kinds back.
+import type { SyntaxNode } from '../parse/syntax';
+import type { ImportTable } from './imports';
+import {
+  BUILTIN_RESULT_KINDS,
+  TENSOR_ATTRIBUTES_NOT_TENSOR,
+  TENSOR_METHODS_TO_PYTHON,
+  joinKinds,
+  kindOfQualifiedCall,
+  type Kind,
+} from './kinds';
+import { fieldOf, positionalArgs, unwrap, walk, methodCall } from './syntax-helpers';
+
+type Env = Map<string, Kind>;
+
+const MAX_EXPRESSION_DEPTH = 300;
+const MODULE_METHODS: Record<string, Kind> = {
+  parameters: 'collection',
+  named_parameters: 'collection',
+  buffers: 'collection',
+  modules: 'collection',
+  children: 'collection',
+  state_dict: 'collection',
+  forward: 'tensor',
+  generate: 'tensor',
+};
+const MODULE_RETURNING_METHODS = new Set([
+  'to',
+  'cuda',
+  'cpu',
+  'train',
+  'eval',
+  'half',
+  'float',
+  'bfloat16',
+  'double',
+  'requires_grad_',
+  'compile',
+  'module',
+]);
+const OUTPUT_ATTRIBUTES =
+  /^(loss|logits|last_hidden_state|pooler_output|hidden_states|attentions|prediction_logits|aux_loss)$/;
+const TENSOR_ATTRIBUTES = new Set(['T', 'mT', 'H', 'mH', 'grad', 'data', 'real', 'imag', 'weight', 'bias']);
+const LOADER_NAME = /(loader|batches|dataloader)$/i;
+const STEP_ARGUMENTS = /^(batch_idx|batch_nb|dataloader_idx|step|idx_step|epoch)$/;
+
+/** Kinds of expressions and names, produced by {@link inferValueKinds}. */
+export interface ValueFacts {
+  /** Kind of each evaluated expression node. */
+  kinds: Map<SyntaxNode, Kind>;
+  /** Names of user classes that are nn.Module subclasses. */
+  moduleClasses: Set<string>;
+}
+
+/** Runs the inference over the whole file. */
+export function inferValueKinds(root: SyntaxNode, imports: ImportTable): ValueFacts {
+  const inference = new KindInference(root, imports);
+  inference.run();
+  return { kinds: inference.kinds, moduleClasses: inference.moduleClasses };
+}
+
+class KindInference {
+  readonly kinds = new Map<SyntaxNode, Kind>();
+  readonly moduleClasses = new Set<string>();
+  private readonly globals: Env = new Map();
+  private readonly functions = new Map<string, SyntaxNode>();
+  private readonly functionNodes: SyntaxNode[] = [];
+  private readonly classAttributes = new Map<SyntaxNode, Env>();
+  private readonly returnKinds = new Map<SyntaxNode, Kind>();
+  private readonly parameterKinds = new Map<SyntaxNode, Env>();
+  private currentReturns: Kind[] | undefined;
+  private depth = 0;
+
+  constructor(
+    private readonly root: SyntaxNode,
+    private readonly imports: ImportTable,
+  ) {}
+
+  run(): void {
+    this.findDefinitions();
+    for (let round = 0; round < 2; round++) {
+      this.block(this.root.children, this.globals);
+      for (const fn of this.functionNodes) this.analyseFunction(fn);
+    }
+  }
+
+  private findDefinitions(): void {
+    const classBases = new Map<string, string[]>();
+    walk(this.root, (node) => {
+      if (node.type === 'function_definition') {
+        this.functionNodes.push(node);
+        const name = fieldOf(node, 'name')?.text;
+        if (name && !this.functions.has(name)) this.functions.set(name, node);
+      } else if (node.type === 'class_definition') {
+        const name = fieldOf(node, 'name')?.text ?? '';
+        const bases = fieldOf(node, 'superclasses');
+        classBases.set(name, bases ? bases.children.map((b) => this.imports.resolve(b) ?? b.text) : []);
+      }
+    });
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const [name, bases] of classBases) {
+        if (this.moduleClasses.has(name)) continue;
+        if (
+          bases.some(
+            (b) =>
+              /^torch\.nn\.(Module|modules\.module\.Module)$|^(pl|lightning|pytorch_lightning)\.|LightningModule$|PreTrainedModel$/.test(
+                b,
+              ) || this.moduleClasses.has(b),
+          )
+        ) {
+          this.moduleClasses.add(name);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  private analyseFunction(fn: SyntaxNode): Kind {
+    const env: Env = new Map(this.parameterKinds.get(fn) ?? this.initialParameters(fn));
+    const outerReturns = this.currentReturns;
+    const returns: Kind[] = [];
+    this.currentReturns = returns;
+    this.block(fieldOf(fn, 'body')?.children ?? [], env);
+    this.currentReturns = outerReturns;
+    const result = returns.reduce<Kind | undefined>((a, b) => joinKinds(a, b), undefined) ?? 'none';
+    this.returnKinds.set(fn, result);
+    return result;
+  }
+
+  private initialParameters(fn: SyntaxNode): Env {
+    const env: Env = new Map();
+    const cls = enclosingClass(fn);
+    const inModule = !!cls && this.moduleClasses.has(fieldOf(cls, 'name')?.text ?? '');
+    const name = fieldOf(fn, 'name')?.text ?? '';
+    const tensorArguments =
+      inModule && /^(forward|training_step|validation_step|test_step|predict_step|compute_loss)$/.test(name);
+    for (const param of fieldOf(fn, 'parameters')?.children ?? []) {
+      const id = param.type === 'identifier' ? param : param.children.find((c) => c.type === 'identifier');
+      if (!id) continue;
+      const annotation = fieldOf(param, 'type')?.text ?? '';
+      const defaultValue = fieldOf(param, 'value');
+      let kind: Kind = 'unknown';
+      if (id.text === 'self' && inModule) kind = 'module';
+      else if (/\bTensor\b/.test(annotation)) kind = 'tensor';
+      else if (/^(int|float|bool)$/.test(annotation)) kind = 'number';
+      else if (tensorArguments && id.text !== 'self') {
+        if (STEP_ARGUMENTS.test(id.text)) kind = 'number';
+        else if (!defaultValue || defaultValue.type === 'none') kind = 'tensor';
+      }
+      env.set(id.text, kind);
+    }
+    return env;
+  }
+
+  private block(statements: SyntaxNode[], env: Env): void {
+    for (const statement of statements) this.statement(statement, env);
+  }
+
+  private statement(node: SyntaxNode, env: Env): void {
+    switch (node.type) {
+      case 'expression_statement':
+        for (const child of node.children) this.expressionOrAssignment(child, env);
+        return;
+      case 'return_statement': {
+        const value = node.children[0];
+        const kind = value ? this.expr(value, env) : 'none';
+        this.currentReturns?.push(kind);
+        return;
+      }
+      case 'for_statement':
+        return this.forLoop(node, env);
+      case 'while_statement':
+        this.expr(fieldOf(node, 'condition')!, env);
+        return this.loopBody(node, env);
+      case 'if_statement':
+        return this.ifStatement(node, env);
+      case 'with_statement':
+        for (const item of node.children.find((c) => c.type === 'with_clause')?.children ?? []) {
+          const value = fieldOf(item, 'value');
+          if (value) this.expr(value, env);
+        }
+        return this.block(fieldOf(node, 'body')?.children ?? [], env);
+      case 'try_statement':
+        for (const child of node.children) {
+          if (child.type === 'block') this.block(child.children, env);
+          else this.block(child.children.find((c) => c.type === 'block')?.children ?? [], env);
+        }
+        return;
+      case 'function_definition':
+      case 'class_definition':
+      case 'decorated_definition':
+      case 'import_statement':
+      case 'import_from_statement':
+        return;
+      default:
+        for (const child of node.children)
+          if (child.type !== 'block' && child.type !== 'comment') this.expr(child, env);
+    }
+  }
+
+  private expressionOrAssignment(node: SyntaxNode, env: Env): void {
+    if (node.type === 'assignment') {
+      const right = fieldOf(node, 'right');
+      const left = fieldOf(node, 'left');
+      if (!right || !left) return;
+      const kind = this.expr(right, env);
+      this.assign(left, kind, right, env);
+    } else if (node.type === 'augmented_assignment') {
+      const left = fieldOf(node, 'left');
+      const right = fieldOf(node, 'right');
+      if (!left || !right) return;
+      const result = arithmetic(this.expr(left, env), this.expr(right, env));
+      this.assign(left, result, undefined, env);
+    } else {
+      this.expr(node, env);
+    }
+  }
+
+  private assign(target: SyntaxNode, kind: Kind, value: SyntaxNode | undefined, env: Env): void {
+    const node = unwrap(target);
+    if (node.type === 'identifier') {
+      env.set(node.text, kind);
+      this.kinds.set(node, kind);
+    } else if (
+      node.type === 'pattern_list' ||
+      node.type === 'tuple_pattern' ||
+      node.type === 'list_pattern' ||
+      node.type === 'tuple'
+    ) {
+      const elements = this.elementKinds(value, kind, env, node.children.length);
+      node.children.forEach((child, i) => this.assign(child, elements[i] ?? 'unknown', undefined, env));
+    } else if (node.type === 'attribute' && fieldOf(node, 'object')?.text === 'self') {
+      const cls = enclosingClass(node);
+      const name = fieldOf(node, 'attribute')?.text;
+      if (cls && name) {
+        const attrs = this.classAttributes.get(cls) ?? new Map();
+        attrs.set(name, joinKinds(attrs.get(name), kind));
+        this.classAttributes.set(cls, attrs);
+      }
+      this.kinds.set(node, kind);
+    } else if (node.type === 'subscript' || node.type === 'attribute') {
+      this.expr(node, env);
+    }
+  }
+
+  /** Kinds of the elements when a value is unpacked into `count` targets. */
+  private elementKinds(value: SyntaxNode | undefined, kind: Kind, env: Env, count: number): Kind[] {
+    const node = value && unwrap(value);
+    if (node && (node.type === 'tuple' || node.type === 'expression_list' || node.type === 'list')) {
+      return node.children.map((c) => this.kinds.get(c) ?? this.expr(c, env));
+    }
+    if (node?.type === 'call') {
+      const qualified = this.imports.resolve(fieldOf(node, 'function')!) ?? '';
+      if (/^deepspeed\.initialize$/.test(qualified)) return ['module', 'optimizer', 'loader', 'scheduler'];
+      const method = methodCall(node);
+      if (method?.name === 'prepare') return positionalArgs(node).map((a) => this.kinds.get(a) ?? 'unknown');
+    }
+    return Array.from({ length: count }, () => (kind === 'tensor' ? 'tensor' : 'unknown'));
+  }
+
+  private forLoop(node: SyntaxNode, env: Env): void {
+    const iterable = fieldOf(node, 'right');
+    const target = fieldOf(node, 'left');
+    const element = iterable ? this.iterationKind(iterable, env) : 'unknown';
+    if (target) this.assignLoopTarget(target, element, iterable, env);
+    this.loopBody(node, env);
+  }
+
+  private assignLoopTarget(
+    target: SyntaxNode,
+    element: Kind,
+    iterable: SyntaxNode | undefined,
+    env: Env,
+  ): void {
+    const inner = iterable && unwrap(iterable);
+    const callee = inner?.type === 'call' ? fieldOf(inner, 'function')?.text : undefined;
+    const node = unwrap(target);
+    const parts = node.type === 'pattern_list' || node.type === 'tuple_pattern' ? node.children : undefined;
+    if (callee === 'enumerate' && parts?.length === 2) {
+      this.assign(parts[0], 'number', undefined, env);
+      const inside = positionalArgs(inner!)[0];
+      this.assign(parts[1], inside ? this.iterationKind(inside, env) : 'unknown', undefined, env);
+      return;
+    }
+    this.assign(target, element, undefined, env);
+  }
+
+  /** The kind of the elements produced by iterating `iterable`. */
+  private iterationKind(iterable: SyntaxNode, env: Env): Kind {
+    const node = unwrap(iterable);
+    const kind = this.expr(node, env);
+    if (kind === 'loader' || kind === 'tensor') return 'tensor';
+    if (node.type === 'call') {
+      const callee = fieldOf(node, 'function')?.text ?? '';
+      const first = positionalArgs(node)[0];
+      if (/^(enumerate|tqdm|tqdm\.tqdm|iter|islice|itertools\.islice)$/.test(callee) && first)
+        return this.iterationKind(first, env);
+      if (callee === 'range') return 'number';
+    }
+    if (node.type === 'identifier' && LOADER_NAME.test(node.text) && kind === 'unknown') return 'tensor';
+    if (node.type === 'attribute' && LOADER_NAME.test(node.text) && kind === 'unknown') return 'tensor';
+    return 'unknown';
+  }
+
+  private loopBody(node: SyntaxNode, env: Env): void {
+    const body = fieldOf(node, 'body')?.children ?? [];
+    for (let pass = 0; pass < 2; pass++) {
+      const before = new Map(env);
+      this.block(body, env);
+      for (const [name, kind] of before) env.set(name, joinKinds(kind, env.get(name)));
+    }
+    const alternative = fieldOf(node, 'alternative');
+    if (alternative) this.block(alternative.children.find((c) => c.type === 'block')?.children ?? [], env);
+  }
+
+  private ifStatement(node: SyntaxNode, env: Env): void {
+    const branches: Env[] = [];
+    let hasElse = false;
+    this.expr(fieldOf(node, 'condition')!, env);
+    const consequenceEnv = new Map(env);
+    this.block(fieldOf(node, 'consequence')?.children ?? [], consequenceEnv);
+    branches.push(consequenceEnv);
+    for (const clause of node.children.filter((c) => c.field === 'alternative')) {
+      const clauseEnv = new Map(env);
+      const condition = fieldOf(clause, 'condition');
+      if (condition) this.expr(condition, clauseEnv);
+      else hasElse = true;
+      const body =
+        fieldOf(clause, 'consequence') ??
+        fieldOf(clause, 'body') ??
+        clause.children.find((c) => c.type === 'block');
+      this.block(body?.children ?? [], clauseEnv);
+      branches.push(clauseEnv);
+    }
+    if (!hasElse) branches.push(new Map(env));
+    const names = new Set(branches.flatMap((b) => [...b.keys()]));
+    for (const name of names) {
+      env.set(
+        name,
+        branches.reduce<Kind | undefined>((acc, b) => joinKinds(acc, b.get(name)), undefined) ?? 'unknown',
+      );
+    }
+  }
+
+  /** Evaluates an expression's kind and records it for every sub-expression visited. */
+  expr(node: SyntaxNode, env: Env): Kind {
+    if (this.depth > MAX_EXPRESSION_DEPTH) return 'unknown';
+    this.depth++;
+    try {
+      const kind = this.exprKind(node, env);
+      this.kinds.set(node, kind);
+      return kind;
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private exprKind(node: SyntaxNode, env: Env): Kind {
+    switch (node.type) {
+      case 'identifier':
+        return env.get(node.text) ?? this.globals.get(node.text) ?? 'unknown';
+      case 'integer':
+      case 'float':
+      case 'true':
+      case 'false':
+        return 'number';
+      case 'none':
+        return 'none';
+      case 'string':
+      case 'concatenated_string':
+        for (const interpolation of stringInterpolations(node)) this.expr(interpolation, env);
+        return 'string';
+      case 'parenthesized_expression':
+        return node.children.length === 1 ? this.expr(node.children[0], env) : 'unknown';
+      case 'call':
+        return this.call(node, env);
+      case 'attribute':
+        return this.attribute(node, env);
+      case 'subscript': {
+        const value = this.expr(fieldOf(node, 'value')!, env);
+        for (const index of node.children.filter((c) => c.field === 'subscript')) this.expr(index, env);
+        if (value === 'tensor' || value === 'module') return value;
+        if (value === 'numpy') return 'numpy';
+        if (value === 'collection' && /\.shape$|\.size\(\)$/.test(fieldOf(node, 'value')!.text))
+          return 'number';
+        return 'unknown';
+      }
+      case 'binary_operator':
+        return arithmetic(this.expr(node.children[0], env), this.expr(node.children[1], env));
+      case 'unary_operator':
+        return this.expr(node.children[0], env);
+      case 'comparison_operator': {
+        const operands = node.children.map((c) => this.expr(c, env));
+        if (/\b(is|in)\b/.test(node.operator ?? '')) return 'number';
+        return operands.includes('tensor') ? 'tensor' : operands.includes('numpy') ? 'numpy' : 'number';
+      }
+      case 'not_operator':
+        this.expr(node.children[0], env);
+        return 'number';
+      case 'boolean_operator':
+        return joinKinds(this.expr(node.children[0], env), this.expr(node.children[1], env));
+      case 'conditional_expression': {
+        const [consequence, condition, alternative] = node.children;
+        if (condition) this.expr(condition, env);
+        return joinKinds(
+          consequence && this.expr(consequence, env),
+          alternative && this.expr(alternative, env),
+        );
+      }
+      case 'lambda':
+        return 'unknown';
+      default:
+        for (const child of node.children) if (child.type !== 'comment') this.expr(child, env);
+        return /^(list|tuple|dictionary|set|list_comprehension|dictionary_comprehension|set_comprehension|generator_expression|expression_list)$/.test(
+          node.type,
+        )
+          ? 'collection'
+          : 'unknown';
+    }
+  }
+
+  private call(node: SyntaxNode, env: Env): Kind {
+    const callee = fieldOf(node, 'function')!;
+    const args = fieldOf(node, 'arguments');
+    const calleeKind = this.expr(callee, env);
+    if (args)
+      for (const arg of args.children)
+        this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
+    const qualified = this.imports.resolve(callee);
+    if (qualified) {
+      const kind = kindOfQualifiedCall(qualified);
+      if (kind !== 'unknown') return kind;
+    }
+    const target = unwrap(callee);
+    if (target.type === 'identifier') {
+      const name = target.text;
+      if (this.moduleClasses.has(name)) return 'module';
+      if (calleeKind === 'module') return 'tensor';
+      if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
+      const fn = this.functions.get(name);
+      if (fn && !env.has(name)) return this.callFunction(fn, node, env);
+      return 'unknown';
+    }
+    const method = methodCall(node);
+    if (method) {
+      const receiver = this.kinds.get(method.receiver) ?? 'unknown';
+      return methodResult(receiver, method.name, calleeKind, node.parent?.type === 'call');
+    }
+    return calleeKind === 'module' ? 'tensor' : 'unknown';
+  }
+
+  /** Passes argument kinds to a same-file function's parameters and returns its return kind. */
+  private callFunction(fn: SyntaxNode, call: SyntaxNode, env: Env): Kind {
+    const params = (fieldOf(fn, 'parameters')?.children ?? [])
+      .map((p) => (p.type === 'identifier' ? p : p.children.find((c) => c.type === 'identifier')))
+      .filter((p): p is SyntaxNode => !!p)
+      .map((p) => p.text);
+    const known = this.parameterKinds.get(fn) ?? this.initialParameters(fn);
+    positionalArgs(call).forEach((arg, i) => {
+      const name = params[i];
+      if (name)
+        known.set(
+          name,
+          joinKinds(
+            known.get(name) === 'unknown' ? undefined : known.get(name),
+            this.kinds.get(arg) ?? this.expr(arg, env),
+          ),
+        );
+    });
+    this.parameterKinds.set(fn, known);
+    return this.returnKinds.get(fn) ?? 'unknown';
+  }
+
+  private attribute(node: SyntaxNode, env: Env): Kind {
+    const object = fieldOf(node, 'object')!;
+    const name = fieldOf(node, 'attribute')?.text ?? '';
+    const objectKind = this.expr(object, env);
+    if (object.text === 'self') {
+      const cls = enclosingClass(node);
+      const known = cls && this.classAttributes.get(cls)?.get(name);
+      if (known) return known;
+    }
+    if (objectKind === 'tensor') {
+      if (name in TENSOR_ATTRIBUTES_NOT_TENSOR) return TENSOR_ATTRIBUTES_NOT_TENSOR[name];
+      if (TENSOR_ATTRIBUTES.has(name) || OUTPUT_ATTRIBUTES.test(name)) return 'tensor';
+      return 'unknown';
+    }
+    if (objectKind === 'module' && (name === 'weight' || name === 'bias')) return 'tensor';
+    if (objectKind === 'module' && name === 'module') return 'module';
+    return 'unknown';
+  }
+}
+
+function methodResult(receiver: Kind, name: string, calleeKind: Kind, _nested: boolean): Kind {
+  if (receiver === 'tensor') return TENSOR_METHODS_TO_PYTHON[name] ?? 'tensor';
+  if (receiver === 'module') {
+    if (name in MODULE_METHODS) return MODULE_METHODS[name];
+    if (MODULE_RETURNING_METHODS.has(name)) return 'module';
+    return calleeKind === 'module' ? 'tensor' : 'unknown';
+  }
+  if (receiver === 'scaler' && name === 'scale') return 'tensor';
+  if (receiver === 'numpy') return name === 'item' ? 'number' : 'numpy';
+  if (name === 'item') return 'number';
+  return 'unknown';
+}
+
+/** Result of an arithmetic operator on two operand kinds. */
+function arithmetic(a: Kind, b: Kind): Kind {
+  if (a === 'tensor' || b === 'tensor') return 'tensor';
+  if (a === 'numpy' || b === 'numpy') return 'numpy';
+  if (a === 'number' && b === 'number') return 'number';
+  if (a === 'string' || b === 'string') return 'string';
+  if (a === 'collection' && b === 'collection') return 'collection';
+  return 'unknown';
+}
+
+/** The expressions inside an f-string's `{...}` fields. */
+export function stringInterpolations(node: SyntaxNode): SyntaxNode[] {
+  const found: SyntaxNode[] = [];
+  walk(node, (child) => {
+    if (child.type === 'interpolation') {
+      const expression = fieldOf(child, 'expression') ?? child.children[0];
+      if (expression) found.push(expression);
+      return false;
+    }
+  });
+  return found;
+}
+
+function enclosingClass(node: SyntaxNode): SyntaxNode | undefined {
+  for (let current = node.parent; current; current = current.parent) {
+    if (current.type === 'class_definition') return current;
+  }
+  return undefined;
+}

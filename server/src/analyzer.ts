@@ -1,0 +1,55 @@
+// The analyzer shared by the language server and the CLI: parse a document, build its
+// FileModel, run the rules. It never throws for bad input: oversize, binary or broken
+// text yields a result with a note and no findings (or the findings it could make).
+import type { Parser } from 'web-tree-sitter';
+import { parseSource } from './parse/parser';
+import { buildFileModel, type FileModel } from './analysis/file-model';
+import { runRules } from './rules/engine';
+import type { Settings } from './config/settings';
+import type { Finding } from './rules/types';
+
+/** Files above this size are not analysed (a clear note says so). */
+export const MAX_ANALYSED_BYTES = 2 * 1024 * 1024;
+
+/** The outcome of analysing one text. */
+export interface FileAnalysis {
+  model: FileModel | undefined;
+  findings: Finding[];
+  /** Why the file was not (fully) analysed, for the log, the status bar or the CLI. */
+  note?: string;
+  /** Rules or stages that threw, for the log. */
+  failures: { code: string; error: string }[];
+}
+
+/** Analyses `text` with `settings`; never throws. */
+export function analyzeText(input: {
+  parser: Parser;
+  text: string;
+  filePath: string | null;
+  settings: Settings;
+}): FileAnalysis {
+  const { parser, text, filePath, settings } = input;
+  const sizeBytes = Buffer.byteLength(text, 'utf8');
+  if (sizeBytes > MAX_ANALYSED_BYTES) {
+    const megabytes = (sizeBytes / 1024 / 1024).toFixed(1);
+    return {
+      model: undefined,
+      findings: [],
+      failures: [],
+      note: `not analysed: ${megabytes} MB is over the ${MAX_ANALYSED_BYTES / 1024 / 1024} MB limit`,
+    };
+  }
+  let model: FileModel;
+  try {
+    model = buildFileModel({ parsed: parseSource(parser, text), filePath });
+  } catch (error) {
+    return {
+      model: undefined,
+      findings: [],
+      failures: [{ code: 'analysis', error: String((error as Error).stack ?? error) }],
+      note: 'not analysed: the analysis failed',
+    };
+  }
+  const { findings, failures } = runRules(model, settings);
+  return { model, findings, failures };
+}

@@ -1,0 +1,179 @@
+// The `shardlens` command line: `check` runs the editor's analyzer over files for CI
+// (text, JSON or SARIF; exit 0 clean, 1 findings at or above --fail-on, 2 usage or I/O
+// errors), `estimate` prints model estimates, `rules` lists the rule codes.
+import { readFileSync } from 'node:fs';
+import { dirname, relative, sep } from 'node:path';
+import { initParser } from './parse/parser';
+import { analyzeText } from './analyzer';
+import { mergeSettings, type PartialSettings } from './config/settings';
+import { loadPyprojectFor } from './config/pyproject';
+import { discoverPythonFiles } from './cli/discover';
+import { formatJson, formatSarif, formatText, type FileFinding } from './cli/report';
+import type { Severity } from './rules/types';
+import { rules } from './rules/index';
+import { runEstimate } from './cli-estimate';
+
+const VERSION = '0.1.0';
+const SEVERITY_RANK: Record<Severity, number> = { hint: 0, information: 1, warning: 2, error: 3 };
+const FAIL_ON: Record<string, number> = { hint: 0, info: 1, information: 1, warning: 2, error: 3, never: 99 };
+
+/** Where the CLI writes and which folder it runs in; tests pass their own. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  cwd: string;
+  wasmDir: string;
+}
+
+const USAGE = `Usage:
+  shardlens check PATH... [--format text|json|sarif] [--select CODES] [--ignore CODES]
+                          [--exclude GLOB]... [--fail-on error|warning|info|hint|never]
+  shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision P]
+                          [--batch B] [--seq T] [--format text|json]
+  shardlens rules
+  shardlens --version
+
+check exits 0 when clean, 1 when findings at or above --fail-on (default warning) exist,
+2 on usage or I/O errors. Settings come from [tool.shardlens] in the nearest pyproject.toml.`;
+
+class UsageError extends Error {}
+
+interface CheckOptions {
+  paths: string[];
+  format: 'text' | 'json' | 'sarif';
+  select?: string[];
+  ignore?: string[];
+  exclude: string[];
+  failOn: number;
+}
+
+function parseCheckArgs(args: string[]): CheckOptions {
+  const options: CheckOptions = { paths: [], format: 'text', exclude: [], failOn: FAIL_ON.warning };
+  const codes = (value: string) =>
+    value
+      .split(',')
+      .map((c) => c.trim().toUpperCase())
+      .filter(Boolean);
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
+    const value = () => {
+      const v = inline ?? args[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--format') {
+      const format = value();
+      if (format !== 'text' && format !== 'json' && format !== 'sarif')
+        throw new UsageError(`unknown format "${format}" (text, json or sarif)`);
+      options.format = format;
+    } else if (flag === '--select') options.select = codes(value());
+    else if (flag === '--ignore') options.ignore = codes(value());
+    else if (flag === '--exclude') options.exclude.push(value());
+    else if (flag === '--fail-on') {
+      const level = value();
+      if (!(level in FAIL_ON)) throw new UsageError(`unknown --fail-on level "${level}"`);
+      options.failOn = FAIL_ON[level];
+    } else if (flag.startsWith('-')) throw new UsageError(`unknown option ${flag}`);
+    else options.paths.push(arg);
+  }
+  if (options.paths.length === 0) throw new UsageError('check needs at least one PATH');
+  return options;
+}
+
+async function runCheck(args: string[], io: CliIo): Promise<number> {
+  const options = parseCheckArgs(args);
+  const parser = await initParser({ wasmDir: io.wasmDir });
+  const cliSettings: PartialSettings = {};
+  if (options.select) cliSettings.select = options.select;
+  if (options.ignore) cliSettings.ignore = options.ignore;
+  const rootPyproject = loadPyprojectFor(`${io.cwd}${sep}_`);
+  const exclude = [...(rootPyproject?.settings.exclude ?? []), ...options.exclude];
+  const { files, errors } = discoverPythonFiles({ paths: options.paths, cwd: io.cwd, exclude });
+  const results: FileFinding[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      errors.push(
+        `${relative(io.cwd, file)}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`,
+      );
+      continue;
+    }
+    const pyproject = loadPyprojectFor(file);
+    if (pyproject?.error) errors.push(pyproject.error);
+    const settings = mergeSettings(pyproject?.settings ?? {}, cliSettings);
+    const analysis = analyzeText({ parser, text, filePath: file, settings });
+    const shown = relative(io.cwd, file).split(sep).join('/') || file;
+    if (analysis.note) io.stderr(`${shown}: ${analysis.note}`);
+    for (const failure of analysis.failures)
+      io.stderr(`${shown}: internal error in ${failure.code}: ${failure.error.split('\n')[0]}`);
+    for (const finding of analysis.findings) results.push({ file: shown, finding });
+  }
+  for (const error of new Set(errors)) io.stderr(`shardlens: ${error}`);
+  if (options.format === 'json') io.stdout(formatJson(results));
+  else if (options.format === 'sarif') io.stdout(formatSarif(results, VERSION));
+  else {
+    if (results.length) io.stdout(formatText(results));
+    io.stdout(
+      `${results.length} finding${results.length === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}.`,
+    );
+  }
+  if (errors.length) return 2;
+  return results.some(({ finding }) => SEVERITY_RANK[finding.severity] >= options.failOn) ? 1 : 0;
+}
+
+function listRules(io: CliIo): number {
+  for (const rule of rules) io.stdout(`${rule.code}  ${rule.name.padEnd(36)} ${rule.summary}`);
+  return 0;
+}
+
+/** Runs the CLI with `argv` (without `node` and the script); resolves to the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === 'check') return await runCheck(rest, io);
+    if (command === 'estimate') return await runEstimate(rest, io);
+    if (command === 'rules') return listRules(io);
+    if (command === '--version' || command === '-V') {
+      io.stdout(VERSION);
+      return 0;
+    }
+    if (command === '--help' || command === '-h' || command === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`shardlens: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    io.stderr(`shardlens: ${(error as Error).message}`);
+    return 2;
+  }
+}
+
+if (require.main === module) {
+  runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(`${text}\n`),
+    stderr: (text) => process.stderr.write(`${text}\n`),
+    cwd: process.cwd(),
+    wasmDir: __dirname,
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error) => {
+      process.stderr.write(`shardlens: ${error}\n`);
+      process.exitCode = 2;
+    },
+  );
+}
+
+/** The folder of the running bundle (for tests that spawn the CLI). */
+export const bundleDir = dirname(__filename);

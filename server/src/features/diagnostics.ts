@@ -1,0 +1,57 @@
+// Turns findings into LSP diagnostics (code, docs link, precomputed fixes in `data`) and
+// schedules validation: one pending run per URI, debounced, with stale results dropped.
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
+import type { Finding, Severity } from '../rules/types';
+import { docsUri } from '../rules/docs';
+
+const SEVERITY: Record<Severity, DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+/** What a diagnostic carries for code actions. */
+export interface DiagnosticData {
+  fixes: Finding['fixes'];
+}
+
+/** Converts one finding into an LSP diagnostic whose code links to its docs page under `docsRoot`. */
+export function toDiagnostic(finding: Finding, docsRoot: string): Diagnostic {
+  return {
+    range: {
+      start: { line: finding.range.start.line, character: finding.range.start.column },
+      end: { line: finding.range.end.line, character: finding.range.end.column },
+    },
+    severity: SEVERITY[finding.severity],
+    code: finding.code,
+    codeDescription: { href: docsUri(finding.code, docsRoot) },
+    source: 'shardlens',
+    message: finding.message,
+    data: { fixes: finding.fixes } satisfies DiagnosticData,
+  };
+}
+
+/** Debounces work per key: a new request replaces the pending one. */
+export class Debouncer {
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  /** Runs `task` after `delayMs` unless `schedule` is called again for `key` first. */
+  schedule(key: string, delayMs: number, task: () => void): void {
+    this.cancel(key);
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        task();
+      }, delayMs),
+    );
+  }
+
+  /** Drops the pending task for `key`. */
+  cancel(key: string): void {
+    const timer = this.timers.get(key);
+    if (timer) clearTimeout(timer);
+    this.timers.delete(key);
+  }
+}

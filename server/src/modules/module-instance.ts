@@ -1,0 +1,154 @@
+// The evaluator's picture of one constructed nn.Module: its parameters, buffers, child
+// modules and plain attributes, and what could not be counted. Parameters are objects so
+// that weight tying (`self.a.weight = self.b.weight`) shares one and it is counted once.
+
+/** One parameter tensor; `numel` null when its shape is not known. */
+export interface Param {
+  shape: number[] | null;
+  numel: number | null;
+  trainable: boolean;
+}
+
+/** One registered buffer (running statistics, masks, rotary tables). */
+export interface Buffer {
+  shape: number[] | null;
+  numel: number | null;
+  persistent: boolean;
+}
+
+/** Something whose parameters could not be counted: the expression and the reason. */
+export interface UnknownPart {
+  text: string;
+  reason: string;
+  /** Zero-based line where it was found, when known. */
+  line?: number;
+  /** True when only a buffer's size is unknown (the parameter count stays exact). */
+  bufferOnly?: boolean;
+}
+
+/** Where a module was constructed (the call) or defined (the class). */
+export interface SourceSpot {
+  file: string | null;
+  line: number;
+  character: number;
+}
+
+/** Layer hyper-parameters the catalog recorded (in/out features, kernel, ...). */
+export type LayerConfig = Record<string, number | number[] | boolean | null>;
+
+/** One module instance built by the evaluator. */
+export class ModuleInstance {
+  readonly children = new Map<string, ModuleInstance>();
+  readonly params = new Map<string, Param>();
+  readonly buffers = new Map<string, Buffer>();
+  readonly attrs = new Map<string, import('./values').Value>();
+  readonly unknowns: UnknownPart[] = [];
+  /** `list` for Sequential/ModuleList, `dict` for ModuleDict; undefined otherwise. */
+  containerKind?: 'list' | 'dict';
+  /** Layer hyper-parameters for catalog layers. */
+  layerConfig?: LayerConfig;
+  /** Where it was constructed. */
+  origin?: SourceSpot;
+  /** The source text of the constructor call. */
+  constructorText?: string;
+  /** For library models (catalog): what the counts came from and the architecture. */
+  library?: {
+    id: string;
+    note: string;
+    largestLayerParams: number;
+    transformer?: {
+      layers: number;
+      hidden: number;
+      heads: number;
+      kvHeads?: number;
+      ffn?: number;
+      vocab?: number;
+    };
+  };
+
+  constructor(
+    /** `Linear`, `Sequential`, or the user class name. */
+    readonly typeName: string,
+    /** `torch.nn.Linear` for library layers; the class name for user classes. */
+    readonly qualified: string,
+    readonly kind: 'layer' | 'container' | 'user' | 'library',
+    readonly cls?: import('./classes').ClassInfo,
+  ) {}
+}
+
+/** Totals over a module tree, counting each shared parameter once. */
+export interface ParamTotals {
+  /** Sum of the parameters whose size is known. */
+  known: number;
+  trainable: number;
+  buffers: number;
+  /** Parts that could not be counted; empty when `known` is exact. */
+  unknowns: UnknownPart[];
+  /** The single direct module (a leaf layer or a user module's own parameters) with the most parameters. */
+  largestLayer: { path: string; params: number } | null;
+}
+
+/** Visits every distinct module below and including `root`, with its dotted path. */
+export function forEachModule(
+  root: ModuleInstance,
+  visit: (module: ModuleInstance, path: string) => void,
+): void {
+  const seen = new Set<ModuleInstance>();
+  const stack: [ModuleInstance, string][] = [[root, '']];
+  while (stack.length) {
+    const [module, path] = stack.pop()!;
+    if (seen.has(module)) continue;
+    seen.add(module);
+    visit(module, path);
+    const entries = [...module.children.entries()].reverse();
+    for (const [name, child] of entries) stack.push([child, path ? `${path}.${name}` : name]);
+  }
+}
+
+/** Counts parameters (each shared parameter once, as `Module.parameters()` does), buffers and unknowns. */
+export function countParams(root: ModuleInstance): ParamTotals {
+  const seenParams = new Set<Param>();
+  const seenBuffers = new Set<Buffer>();
+  const totals: ParamTotals = { known: 0, trainable: 0, buffers: 0, unknowns: [], largestLayer: null };
+  forEachModule(root, (module, path) => {
+    let own = 0;
+    for (const param of module.params.values()) {
+      if (seenParams.has(param)) continue;
+      seenParams.add(param);
+      if (param.numel === null) continue;
+      own += param.numel;
+      totals.known += param.numel;
+      if (param.trainable) totals.trainable += param.numel;
+    }
+    for (const buffer of module.buffers.values()) {
+      if (seenBuffers.has(buffer) || buffer.numel === null) continue;
+      seenBuffers.add(buffer);
+      totals.buffers += buffer.numel;
+    }
+    totals.unknowns.push(...module.unknowns.filter((u) => !u.bufferOnly));
+    if (module.library) own = module.library.largestLayerParams;
+    if (own > 0 && (!totals.largestLayer || own > totals.largestLayer.params)) {
+      totals.largestLayer = { path: path || '(root)', params: own };
+    }
+  });
+  return totals;
+}
+
+/** Every distinct parameter below `root` (for `.parameters()` and `requires_grad_`). */
+export function allParams(root: ModuleInstance): Param[] {
+  const seen = new Set<Param>();
+  forEachModule(root, (module) => {
+    for (const param of module.params.values()) seen.add(param);
+  });
+  return [...seen];
+}
+
+/** The product of a shape's dims (1 for a scalar). */
+export function numelOf(shape: readonly number[]): number {
+  return shape.reduce((product, dim) => product * dim, 1);
+}
+
+/** A parameter of a known shape. */
+export function makeParam(shape: number[], trainable = true): Param {
+  return { shape, numel: numelOf(shape), trainable };
+}

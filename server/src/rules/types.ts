@@ -1,0 +1,73 @@
+// The shape of a rule and of what it reports: rules are declarative objects (code, name,
+// category, default severity, docs page, summary, check function); findings carry their
+// quick fixes precomputed, so code actions never re-analyse.
+import type { Position, SyntaxNode } from '../parse/syntax';
+import type { FileModel } from '../analysis/file-model';
+import type { Role } from '../analysis/loop-roles';
+
+/** LSP-style severity names. */
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+/** Rule families, grouped by hundreds. */
+export type Category = 'sync' | 'layout' | 'memory' | 'distributed' | 'pipeline';
+
+/** A zero-based range, columns in UTF-16 code units, end exclusive. */
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+/** One text replacement of a fix. */
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+/** A quick fix: a title and the edits that apply it. */
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+}
+
+/** What a rule reports. */
+export interface Finding {
+  code: string;
+  message: string;
+  range: Range;
+  severity: Severity;
+  fixes: Fix[];
+}
+
+/** What a rule's check receives. */
+export interface RuleContext {
+  readonly model: FileModel;
+  /**
+   * Reports a finding at `node` (or `range`). With a by-role rule the severity follows the
+   * statement's role (hot → warning, logging → information, eval → hint, setup → dropped)
+   * unless `role` is given explicitly.
+   */
+  report(input: {
+    node: SyntaxNode;
+    message: string;
+    range?: Range;
+    role?: Role;
+    severity?: Severity;
+    fixes?: Fix[];
+  }): void;
+}
+
+/** A diagnostic rule, one per file under rules/. */
+export interface Rule {
+  /** `SL101`: family by hundreds (1 sync, 2 layout, 3 memory, 4 distributed, 5 input and precision). */
+  code: string;
+  /** kebab-case name, e.g. `item-in-hot-loop`. */
+  name: string;
+  category: Category;
+  /** A fixed severity, or `by-role` for costs that depend on how often the code runs. */
+  severity: Severity | 'by-role';
+  /** One line for docs, hovers and the CLI's rule list. */
+  summary: string;
+  /** Off unless selected (noisy or opinionated rules). */
+  optIn?: boolean;
+  check(context: RuleContext): void;
+}

@@ -1,0 +1,282 @@
+// Connection wiring for the Shardlens language server: capabilities, settings,
+// debounced diagnostics, hover, inlay hints, code lenses, code actions and the custom
+// `shardlens/layerAt` request. Every handler is isolated: an exception is logged and
+// answered with an empty result, never allowed to take the server down.
+import {
+  createConnection,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  DidChangeConfigurationNotification,
+  ResponseError,
+  LSPErrorCodes,
+  type CancellationToken,
+  type Connection,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { join } from 'node:path';
+import { initParser } from './parse/parser';
+import { settingsFromEditor } from './config/settings';
+import { Session, filePathOf } from './session';
+import { toDiagnostic, Debouncer } from './features/diagnostics';
+import { provideCodeActions } from './features/code-actions';
+import { provideHover } from './features/hover';
+import { provideInlayHints } from './features/inlay-hints';
+import { provideCodeLenses } from './features/code-lens';
+import { provideLayerAt } from './features/layer-at';
+import { LayerAtRequest, StatusNotification } from './protocol';
+
+/** Options for {@link startServer}; tests pass their own connection and wasm folder. */
+export interface ServerOptions {
+  connection: Connection;
+  /** Folder with the wasm files (dist/ when bundled). */
+  wasmDir: string;
+  /** Root under which `docs/rules/*.md` lives (the extension or repository folder). */
+  docsRoot: string;
+}
+
+/** Starts serving on `connection`; resolves once handlers are registered. */
+export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): void {
+  const documents = new TextDocuments(TextDocument);
+  const debouncer = new Debouncer();
+  const parserReady = initParser({ wasmDir });
+  let session: Session | undefined;
+  let workspaceRoots: string[] = [];
+  let canPullConfiguration = false;
+
+  const log = (message: string) => connection.console.log(message);
+  const logError = (context: string, error: unknown) =>
+    connection.console.error(`${context}: ${(error as Error)?.stack ?? String(error)}`);
+
+  /** Runs a handler; returns `fallback` on any error, and RequestCancelled when cancelled. */
+  async function guarded<T>(
+    name: string,
+    token: CancellationToken | undefined,
+    fallback: T,
+    run: () => T,
+  ): Promise<T> {
+    // NOTE: yield once so a `$/cancelRequest` queued behind this request is seen first.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (token?.isCancellationRequested)
+      throw new ResponseError(LSPErrorCodes.RequestCancelled, `${name} cancelled`);
+    try {
+      await parserReady;
+      if (!session) return fallback;
+      const result = run();
+      if (token?.isCancellationRequested)
+        throw new ResponseError(LSPErrorCodes.RequestCancelled, `${name} cancelled`);
+      return result;
+    } catch (error) {
+      if (error instanceof ResponseError) throw error;
+      logError(name, error);
+      return fallback;
+    }
+  }
+
+  connection.onInitialize((params): InitializeResult => {
+    canPullConfiguration = !!params.capabilities.workspace?.configuration;
+    workspaceRoots = (params.workspaceFolders ?? [])
+      .map((folder) => filePathOf(folder.uri))
+      .filter((p): p is string => !!p);
+    if (workspaceRoots.length === 0 && params.rootUri) {
+      const root = filePathOf(params.rootUri);
+      if (root) workspaceRoots.push(root);
+    }
+    const initial = settingsFromEditor((params.initializationOptions as { settings?: unknown })?.settings);
+    parserReady.then(
+      (parser) => {
+        session = new Session(parser, () => workspaceRoots);
+        session.setEditorSettings(initial);
+      },
+      (error) => logError('loading the Python grammar', error),
+    );
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        inlayHintProvider: true,
+        codeLensProvider: { resolveProvider: false },
+        codeActionProvider: { codeActionKinds: ['quickfix'] },
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
+      serverInfo: { name: 'shardlens', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(async () => {
+    if (canPullConfiguration) {
+      connection.client.register(DidChangeConfigurationNotification.type, undefined).catch(() => undefined);
+      await refreshSettings();
+    }
+    connection.workspace.onDidChangeWorkspaceFolders((event) => {
+      const removed = new Set(event.removed.map((f) => filePathOf(f.uri)));
+      workspaceRoots = workspaceRoots.filter((r) => !removed.has(r));
+      for (const folder of event.added) {
+        const path = filePathOf(folder.uri);
+        if (path) workspaceRoots.push(path);
+      }
+    });
+  });
+
+  async function refreshSettings(): Promise<void> {
+    try {
+      await parserReady;
+      const section = canPullConfiguration
+        ? await connection.workspace.getConfiguration('shardlens')
+        : undefined;
+      session?.setEditorSettings(settingsFromEditor(section));
+    } catch (error) {
+      logError('reading settings', error);
+    }
+    revalidateAll();
+  }
+
+  connection.onDidChangeConfiguration(async (change) => {
+    if (canPullConfiguration) return refreshSettings();
+    session?.setEditorSettings(settingsFromEditor((change.settings as { shardlens?: unknown })?.shardlens));
+    revalidateAll();
+  });
+
+  connection.onDidChangeWatchedFiles(() => {
+    session?.invalidateAll();
+    revalidateAll();
+  });
+
+  function revalidateAll(): void {
+    for (const document of documents.all()) scheduleValidation(document, 0);
+  }
+
+  function scheduleValidation(document: TextDocument, delayMs?: number): void {
+    const settingsDelay = session?.settingsFor(document.uri).debounceMs ?? 200;
+    debouncer.schedule(document.uri, delayMs ?? settingsDelay, () =>
+      validate(document.uri, document.version),
+    );
+  }
+
+  function validate(uri: string, version: number): void {
+    const document = documents.get(uri);
+    // NOTE: a newer version is already scheduled; this result would be stale.
+    if (!document || document.version !== version || !session) return;
+    try {
+      const analysis = session.analyse(document);
+      for (const failure of analysis.failures) logError(`rule ${failure.code} on ${uri}`, failure.error);
+      if (analysis.note) {
+        log(`${uri}: ${analysis.note}`);
+        connection.sendNotification(StatusNotification.method, {
+          state: 'ready',
+          message: `${basename(uri)}: ${analysis.note}`,
+        });
+      }
+      for (const problem of session.configProblems) {
+        connection.window.showWarningMessage(`Shardlens: ${problem}`);
+        log(problem);
+      }
+      session.configProblems.clear();
+      const diagnostics = analysis.findings.map((finding) => toDiagnostic(finding, docsRoot));
+      connection.sendDiagnostics({ uri, version, diagnostics });
+    } catch (error) {
+      logError(`analysing ${uri}`, error);
+    }
+  }
+
+  documents.onDidOpen((event) => {
+    parserReady.then(() => scheduleValidation(event.document, 0)).catch(() => undefined);
+  });
+  documents.onDidChangeContent((event) => {
+    if (session) scheduleValidation(event.document);
+  });
+  documents.onDidClose((event) => {
+    debouncer.cancel(event.document.uri);
+    session?.forget(event.document.uri);
+    connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
+  });
+
+  const modelOf = (uri: string) => {
+    const document = documents.get(uri);
+    return document && session
+      ? { document, analysis: session.analyse(document), settings: session.settingsFor(uri) }
+      : undefined;
+  };
+
+  connection.onHover((params, token) =>
+    guarded('hover', token, null, () => {
+      const state = modelOf(params.textDocument.uri);
+      if (!state?.analysis.model) return null;
+      return provideHover({
+        model: state.analysis.model,
+        position: params.position,
+        settings: state.settings,
+      });
+    }),
+  );
+
+  connection.languages.inlayHint.on((params, token) =>
+    guarded('inlay hints', token, [], () => {
+      const state = modelOf(params.textDocument.uri);
+      if (!state?.analysis.model || !state.settings.inlayHints) return [];
+      return provideInlayHints({
+        model: state.analysis.model,
+        range: params.range,
+        settings: state.settings,
+      });
+    }),
+  );
+
+  connection.onCodeLens((params, token) =>
+    guarded('code lens', token, [], () => {
+      const state = modelOf(params.textDocument.uri);
+      if (!state?.analysis.model || !state.settings.codeLens) return [];
+      return provideCodeLenses({
+        model: state.analysis.model,
+        settings: state.settings,
+        uri: params.textDocument.uri,
+      });
+    }),
+  );
+
+  connection.onCodeAction((params, token) =>
+    guarded('code actions', token, [], () => {
+      const state = modelOf(params.textDocument.uri);
+      if (!state?.analysis.model) return [];
+      return provideCodeActions({
+        uri: params.textDocument.uri,
+        diagnostics: params.context.diagnostics,
+        source: state.analysis.model.source,
+      });
+    }),
+  );
+
+  connection.onRequest(
+    LayerAtRequest.method,
+    (params: LayerAtRequest.Params, token): Promise<LayerAtRequest.Result> =>
+      guarded('layerAt', token, null, () => {
+        const state = modelOf(params.textDocument.uri);
+        if (!state?.analysis.model) return null;
+        return provideLayerAt({
+          model: state.analysis.model,
+          position: params.position,
+          settings: state.settings,
+        });
+      }),
+  );
+
+  documents.listen(connection);
+  connection.listen();
+}
+
+function basename(uri: string): string {
+  return uri.slice(uri.lastIndexOf('/') + 1);
+}
+
+/** Entry point when run as `node dist/server.js --stdio` (bundled beside the wasm files). */
+function main(): void {
+  const connection = createConnection(ProposedFeatures.all);
+  process.on('uncaughtException', (error) => connection.console.error(`uncaught: ${error.stack ?? error}`));
+  process.on('unhandledRejection', (error) =>
+    connection.console.error(`unhandled rejection: ${String(error)}`),
+  );
+  startServer({ connection, wasmDir: __dirname, docsRoot: join(__dirname, '..') });
+}
+
+if (require.main === module) main();

@@ -1,0 +1,82 @@
+// The server's state for open documents: one analysis per document version (memoised,
+// so diagnostics, hover and code actions share it), and the settings that apply to each
+// file (editor settings merged with the nearest pyproject.toml, which wins).
+import type { Parser } from 'web-tree-sitter';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { URI } from 'vscode-uri';
+import { analyzeText, type FileAnalysis } from './analyzer';
+import { mergeSettings, type PartialSettings, type Settings } from './config/settings';
+import { loadPyprojectFor, clearPyprojectCache } from './config/pyproject';
+
+interface CachedAnalysis {
+  version: number;
+  settingsKey: string;
+  analysis: FileAnalysis;
+}
+
+/** Open-document analyses and effective settings. */
+export class Session {
+  private readonly cache = new Map<string, CachedAnalysis>();
+  private editorSettings: PartialSettings = {};
+  /** Messages about configuration (e.g. an invalid pyproject.toml), reported once each. */
+  readonly configProblems = new Set<string>();
+
+  constructor(
+    private readonly parser: Parser,
+    private readonly workspaceRoots: () => string[],
+  ) {}
+
+  /** Replaces the editor-side settings (from `workspace/configuration`). */
+  setEditorSettings(settings: PartialSettings): void {
+    this.editorSettings = settings;
+    this.cache.clear();
+  }
+
+  /** Forgets cached configuration and analyses (after file or settings changes). */
+  invalidateAll(): void {
+    clearPyprojectCache();
+    this.cache.clear();
+  }
+
+  /** Drops the analysis of a closed document. */
+  forget(uri: string): void {
+    this.cache.delete(uri);
+  }
+
+  /** The settings that apply to a document: editor settings, then its pyproject.toml on top. */
+  settingsFor(uri: string): Settings {
+    const path = filePathOf(uri);
+    if (!path) return mergeSettings(this.editorSettings);
+    const root = this.workspaceRoots().find((r) => path.startsWith(r));
+    const pyproject = loadPyprojectFor(path, root);
+    if (pyproject?.error) this.configProblems.add(pyproject.error);
+    return mergeSettings(this.editorSettings, pyproject?.settings ?? {});
+  }
+
+  /** The analysis of a document's current version (computed once per version and settings). */
+  analyse(document: TextDocument): FileAnalysis {
+    const settings = this.settingsFor(document.uri);
+    const settingsKey = JSON.stringify(settings);
+    const cached = this.cache.get(document.uri);
+    if (cached && cached.version === document.version && cached.settingsKey === settingsKey)
+      return cached.analysis;
+    const analysis = analyzeText({
+      parser: this.parser,
+      text: document.getText(),
+      filePath: filePathOf(document.uri),
+      settings,
+    });
+    this.cache.set(document.uri, { version: document.version, settingsKey, analysis });
+    return analysis;
+  }
+}
+
+/** The file-system path of a `file:` URI, or null for other schemes (untitled, ...). */
+export function filePathOf(uri: string): string | null {
+  try {
+    const parsed = URI.parse(uri);
+    return parsed.scheme === 'file' ? parsed.fsPath : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,120 @@
+// `npm run test:e2e`: the packaged extension in a real VS Code (code-server) in headless
+// Chromium. Runs setup, the UI scenarios on one code-server, then the extension-host suite
+// (trusted and untrusted workspaces); prints a per-scenario summary with timings and exits
+// non-zero on any failure. Env: SHARDLENS_E2E_CACHE, SHARDLENS_E2E_ONLY (comma-separated
+// scenario names or `suite`), SHARDLENS_UPDATE_SCREENSHOTS=1, SHARDLENS_E2E_BREAK=no-wasm.
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSuite, runSuiteInCodeServer } from './lib/ext-host.mjs';
+import { launchBrowser, openWorkbench, screenshot } from './lib/workbench.mjs';
+import { uiScenarios } from './scenarios/ui.mjs';
+import { cleanup, outputDir, setup, startUiServer, timed } from './setup.mjs';
+import { prepareWorkspace, repoRoot } from './workspace.mjs';
+
+const started = Date.now();
+const timings = {};
+const results = [];
+const only = process.env.SHARDLENS_E2E_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const selected = (name) => !only || only.some((o) => name.startsWith(o));
+
+/** README images: scenario screenshot name → media/screenshots file. */
+const readmeShots = { diagnostics: 'diagnostics.png', hover: 'hover.png', benchmark: 'benchmark-panel.png' };
+
+function record(result) {
+  results.push(result);
+  const mark = result.ok ? 'PASS' : 'FAIL';
+  console.log(`e2e: ${mark} ${result.name} (${result.seconds.toFixed(1)} s)${result.ok ? '' : `\n  ${result.error}`}`);
+}
+
+async function runUiScenarios(ctx) {
+  const scenarios = uiScenarios.filter((s) => selected(s.name));
+  if (scenarios.length === 0) return;
+  const folder = prepareWorkspace({ dir: join(ctx.runDir, 'workspace-ui') });
+  const server = await timed(timings, 'ui server start', () => startUiServer({ ctx, folder }));
+  let browser;
+  try {
+    browser = await launchBrowser({ executablePath: ctx.chromium, profileDir: join(ctx.runDir, 'chromium-ui') });
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    await timed(timings, 'workbench load', () => openWorkbench(page, { url: server.url, folder }));
+    for (const scenario of scenarios) {
+      const start = Date.now();
+      try {
+        const outcome = (await scenario.run({ page, folder, ctx })) ?? {};
+        const shot = await screenshot(page, outputDir, scenario.name);
+        if (process.env.SHARDLENS_UPDATE_SCREENSHOTS === '1' && readmeShots[outcome.screenshot]) {
+          mkdirSync(join(repoRoot, 'media', 'screenshots'), { recursive: true });
+          copyFileSync(shot, join(repoRoot, 'media', 'screenshots', readmeShots[outcome.screenshot]));
+        }
+        record({ name: scenario.name, title: scenario.title, ok: true, seconds: (Date.now() - start) / 1000, details: outcome.details });
+      } catch (error) {
+        await screenshot(page, outputDir, `${scenario.name}-failure`).catch(() => {});
+        record({ name: scenario.name, title: scenario.title, ok: false, seconds: (Date.now() - start) / 1000, error: String(error?.message ?? error) });
+      }
+      await page.keyboard.press('Escape').catch(() => {});
+    }
+  } finally {
+    await browser?.close().catch(() => {});
+    await server.stop();
+  }
+}
+
+async function runSuites(ctx) {
+  const suites = [
+    { name: 'suite-trusted', title: 'extension-host suite, trusted workspace', trusted: true },
+    { name: 'suite-untrusted', title: 'extension-host suite, untrusted workspace', trusted: false },
+  ].filter((s) => selected(s.name));
+  if (suites.length === 0) return;
+  await timed(timings, 'suite build', () => buildSuite());
+  for (const suite of suites) {
+    const start = Date.now();
+    try {
+      const folder = prepareWorkspace({ dir: join(ctx.runDir, `workspace-${suite.name}`) });
+      writeFileSync(join(folder, 'e2e-suite-mode.json'), JSON.stringify({ mode: suite.trusted ? 'trusted' : 'untrusted' }));
+      const { code, output } = await runSuiteInCodeServer({ ctx, folder, trusted: suite.trusted, name: suite.name, outputDir });
+      writeFileSync(join(outputDir, `${suite.name}.log`), output);
+      if (code !== 0) {
+        const failing = output.split('\n').filter((l) => /failing|Error|AssertionError|^\s*\d+\) /.test(l)).slice(0, 30).join('\n  ');
+        throw new Error(`exit code ${code}; see test-output/e2e/${suite.name}.log\n  ${failing}`);
+      }
+      record({ name: suite.name, title: suite.title, ok: true, seconds: (Date.now() - start) / 1000 });
+    } catch (error) {
+      record({ name: suite.name, title: suite.title, ok: false, seconds: (Date.now() - start) / 1000, error: String(error?.message ?? error) });
+    }
+  }
+}
+
+function summary() {
+  const total = (Date.now() - started) / 1000;
+  console.log('\n── Shardlens end-to-end summary ──');
+  for (const [step, seconds] of Object.entries(timings)) console.log(`  ${step.padEnd(28)} ${seconds.toFixed(1).padStart(6)} s`);
+  for (const r of results) {
+    console.log(`  ${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(24)} ${r.seconds.toFixed(1).padStart(6)} s  ${r.title}`);
+    if (!r.ok) console.log(`        ${r.error.split('\n').join('\n        ')}`);
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  console.log(`  ${results.length - failed} passed, ${failed} failed, total ${total.toFixed(1)} s`);
+  writeFileSync(join(outputDir, 'summary.json'), JSON.stringify({ timings, results, totalSeconds: total }, null, 2));
+  return failed;
+}
+
+async function main() {
+  mkdirSync(outputDir, { recursive: true });
+  let ctx;
+  try {
+    ctx = await setup({ timings });
+    await runUiScenarios(ctx);
+    await runSuites(ctx);
+  } catch (error) {
+    record({ name: 'setup', title: 'setup', ok: false, seconds: 0, error: String(error?.stack ?? error) });
+  } finally {
+    cleanup(ctx);
+  }
+  const failed = summary();
+  if (results.length === 0) {
+    console.log('e2e: nothing ran (SHARDLENS_E2E_ONLY matched no scenario)');
+    process.exit(1);
+  }
+  process.exit(failed > 0 ? 1 : 0);
+}
+
+main();

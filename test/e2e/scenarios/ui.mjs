@@ -1,0 +1,158 @@
+// UI scenarios: what a user sees in the code-server workbench with the packaged extension
+// installed — Problems panel and docs links, the model hover, the SL201 quick fix, the
+// benchmark panel and terminal, the cluster profile picker, and bad files not stopping others.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  dismissWidgets,
+  editorText,
+  goToLine,
+  hoverAtCursor,
+  openFile,
+  poll,
+  problemsRows,
+  runCommand,
+  terminalText,
+  waitForProblem,
+  webviewFrame,
+} from '../lib/workbench.mjs';
+import { fixtureFiles } from '../workspace.mjs';
+
+/** 1-based line and column of the first `text` in a workspace file, plus `offset` characters. */
+function locate(folder, file, text, offset = 0) {
+  const lines = readFileSync(join(folder, file), 'utf8').split('\n');
+  const index = lines.findIndex((l) => l.includes(text));
+  if (index < 0) throw new Error(`"${text}" not found in ${file}`);
+  return { line: index + 1, column: lines[index].indexOf(text) + 1 + offset };
+}
+
+const classAt = (folder) => locate(folder, fixtureFiles.train, 'class TinyMLP', 'class '.length + 2);
+
+/** Scenario (a): SL101 in the Problems panel with its code linking to the docs page. */
+async function problemsWithDocsLink({ page, folder }) {
+  const at = locate(folder, fixtureFiles.train, 'total += loss.item()', 'total += loss.'.length);
+  await openFile(page, fixtureFiles.train);
+  await goToLine(page, at.line, at.column);
+  const row = await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
+  const link = row.locator('a[href]').first();
+  await link.waitFor({ timeout: 10_000 }).catch(async () => {
+    throw new Error(`the SL101 row has no link: ${await row.innerText()}`);
+  });
+  const href = await link.getAttribute('href');
+  const linkText = await link.innerText();
+  if (!/SL101/.test(href ?? '')) throw new Error(`the SL101 code links to ${href}, not to its docs page`);
+  if (!/SL101/.test(linkText)) throw new Error(`the link text is "${linkText}", not the code`);
+  await poll('a squiggle under the .item() line', async () => (await page.locator('.monaco-editor .view-overlays [class*="squiggly-"]').count()) > 0);
+  return { details: `row "${(await row.innerText()).replace(/\s+/g, ' ')}" links to ${href}`, screenshot: 'diagnostics' };
+}
+
+/** Scenario (b): hovering a model class shows parameters and a per-strategy memory table. */
+async function modelHover({ page, folder }) {
+  const at = classAt(folder);
+  await openFile(page, fixtureFiles.train);
+  await goToLine(page, at.line, at.column);
+  const text = await hoverAtCursor(page, { expect: [/param/i, /DDP/], timeoutMs: 90_000 });
+  return { details: `hover: ${text.replace(/\s+/g, ' ').slice(0, 160)}…`, screenshot: 'hover', keepWidgets: true };
+}
+
+/** Scenario (c): the SL201 quick fix applies from the quick-fix menu and the finding goes away. */
+async function viewQuickFix({ page, folder }) {
+  const at = locate(folder, fixtureFiles.train, 'return y.view(', 'return y.'.length);
+  await openFile(page, fixtureFiles.train);
+  await goToLine(page, at.line, at.column);
+  await waitForProblem(page, ['SL201', `Ln ${at.line},`], { timeoutMs: 90_000 });
+  const menu = page.locator('.action-widget');
+  const item = await poll(
+    'a quick fix for SL201 in the quick-fix menu',
+    async () => {
+      await goToLine(page, at.line, at.column);
+      await page.keyboard.press('Control+.');
+      await menu.waitFor({ state: 'visible', timeout: 5000 });
+      const rows = menu.locator('.monaco-list-row.action');
+      const texts = await rows.allInnerTexts();
+      const index = texts.findIndex((t) => /reshape|contiguous/i.test(t));
+      return index >= 0 ? { row: rows.nth(index), title: texts[index] } : false;
+    },
+    { timeoutMs: 60_000, intervalMs: 1000 },
+  );
+  await item.row.click();
+  await poll('the fixed line in the editor', async () => /y\.(reshape|contiguous)/.test(await editorText(page)));
+  await poll(
+    'SL201 to leave the Problems panel',
+    async () => {
+      const rows = await problemsRows(page);
+      return !rows.some((r) => r.includes('SL201') && r.includes(`Ln ${at.line},`));
+    },
+    { timeoutMs: 60_000 },
+  );
+  return { details: `applied "${item.title.replace(/\s+/g, ' ')}"; SL201 gone`, screenshot: 'quick-fix' };
+}
+
+/** Scenario (d): Benchmark This Layer opens the panel for the class; a CPU run completes. */
+async function benchmarkPanel({ page, folder }) {
+  const at = classAt(folder);
+  await openFile(page, fixtureFiles.train);
+  await goToLine(page, at.line, at.column);
+  await runCommand(page, 'Shardlens: Benchmark This Layer');
+  const frame = await webviewFrame(page, '#app form, #app button', { timeoutMs: 60_000 });
+  await poll('the panel to be prefilled for TinyMLP', async () => (await frame.locator('body').innerText()).includes('TinyMLP') ||
+    (await frame.locator('input, textarea').evaluateAll((els) => els.some((e) => e.value.includes('TinyMLP')))));
+  const run = frame.locator('button', { hasText: /^\s*(Run|Benchmark)/i }).first();
+  await run.waitFor({ timeout: 30_000 });
+  await run.click();
+  await poll(
+    'the "Shardlens Benchmark" terminal',
+    async () => (await page.locator('.terminal-tabs-entry, .single-terminal-tab, .pane-header, .composite.title').allInnerTexts()).some((t) => t.includes('Shardlens Benchmark')),
+    { timeoutMs: 60_000 },
+  );
+  await poll('the benchmark command in the terminal', async () => /shardlens_bench/.test(await terminalText(page)), { timeoutMs: 60_000 });
+  await poll('a results table in the panel', async () => (await frame.locator('table tbody tr').count()) > 0, { timeoutMs: 240_000 });
+  await poll('a chart in the panel', async () => (await frame.locator('canvas, svg').count()) > 0, { timeoutMs: 30_000 });
+  const table = (await frame.locator('table').first().innerText()).replace(/\s+/g, ' ');
+  return { details: `results: ${table.slice(0, 160)}`, screenshot: 'benchmark' };
+}
+
+/** Scenario (e): another cluster profile from the status bar changes the hover's estimate. */
+async function clusterProfile({ page, folder }) {
+  const at = classAt(folder);
+  await openFile(page, fixtureFiles.train);
+  await goToLine(page, at.line, at.column);
+  const before = await hoverAtCursor(page, { expect: [/DDP/], timeoutMs: 60_000 });
+  await dismissWidgets(page);
+  const item = page.locator('.statusbar-item', { hasText: /H100/i }).first();
+  if (await item.isVisible().catch(() => false)) await item.click();
+  else await runCommand(page, 'Shardlens: Select Cluster Profile');
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  const target = await poll('MI300X in the cluster profile picker', async () => {
+    const texts = await rows.allInnerTexts();
+    const index = texts.findIndex((t) => /MI300X/i.test(t));
+    return index >= 0 ? rows.nth(index) : false;
+  });
+  await target.click();
+  // Some pickers ask a follow-up question (GPUs per node, nodes): accept the defaults.
+  for (let i = 0; i < 3 && (await page.locator('.quick-input-widget').isVisible()); i++) await page.keyboard.press('Enter');
+  await goToLine(page, at.line, at.column);
+  const after = await hoverAtCursor(page, { expect: [/MI300X/i], timeoutMs: 60_000 });
+  if (after === before) throw new Error('the hover did not change');
+  return { details: 'hover before names H100, after names MI300X', screenshot: 'cluster-profile' };
+}
+
+/** Scenario (f): a broken file and a 5 MB file do not stop diagnostics for other files. */
+async function badFilesDoNotStopOthers({ page, folder }) {
+  await openFile(page, fixtureFiles.broken);
+  await openFile(page, fixtureFiles.huge);
+  const at = locate(folder, fixtureFiles.other, 'seen.append(loss.item())', 'seen.append(loss.'.length);
+  await openFile(page, fixtureFiles.other);
+  await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
+  return { details: `SL101 reported in ${fixtureFiles.other} after opening the broken and the 5 MB file`, screenshot: 'bad-files' };
+}
+
+/** The UI scenarios, in the order they run against one code-server and one page. */
+export const uiScenarios = [
+  { name: 'a-problems-docs-link', title: 'SL101 in Problems, code links to docs', run: problemsWithDocsLink },
+  { name: 'b-model-hover', title: 'hover on a model class shows params and DDP', run: modelHover },
+  { name: 'c-sl201-quick-fix', title: 'SL201 quick fix applies and clears the finding', run: viewQuickFix },
+  { name: 'd-benchmark-panel', title: 'Benchmark This Layer runs on CPU, table and chart', run: benchmarkPanel },
+  { name: 'e-cluster-profile', title: 'cluster profile from the status bar changes the hover', run: clusterProfile },
+  { name: 'f-bad-files', title: 'broken and 5 MB files do not stop diagnostics', run: badFilesDoNotStopOthers },
+];
