@@ -102,7 +102,11 @@ export class WorkspaceFiles {
   /** Forgets a file (called on change events); its dependants re-resolve on their next request. */
   invalidate(path: string): void {
     this.cache.delete(resolvePath(path));
+    this.generation++;
   }
+
+  /** Bumped by every {@link invalidate}: evaluations cached under an older generation are stale. */
+  generation = 0;
 
   /** Files read since the last {@link beginRequest} (for tests and logs). */
   get filesRead(): number {

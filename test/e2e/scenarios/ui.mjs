@@ -61,14 +61,13 @@ async function viewQuickFix({ page, folder }) {
   await openFile(page, fixtureFiles.train);
   await goToLine(page, at.line, at.column);
   await waitForProblem(page, ['SL201', `Ln ${at.line},`], { timeoutMs: 90_000 });
-  const menu = page.locator('.action-widget');
+  const rows = page.locator('.action-widget .monaco-list-row.action');
   const item = await poll(
     'a quick fix for SL201 in the quick-fix menu',
     async () => {
       await goToLine(page, at.line, at.column);
       await page.keyboard.press('Control+.');
-      await menu.waitFor({ state: 'visible', timeout: 5000 });
-      const rows = menu.locator('.monaco-list-row.action');
+      await rows.first().waitFor({ state: 'visible', timeout: 5000 });
       const texts = await rows.allInnerTexts();
       const index = texts.findIndex((t) => /reshape|contiguous/i.test(t));
       return index >= 0 ? { row: rows.nth(index), title: texts[index] } : false;

@@ -1,0 +1,5 @@
+// Rules of the layout and contiguity (SL2xx) family, in code order. Owned by whoever works on this family.
+import type { Rule } from './types';
+
+/** The layout and contiguity (SL2xx) rules. */
+export const layoutRules: readonly Rule[] = [];
