@@ -77,6 +77,7 @@ export function userSettings({ trusted }) {
     'update.mode': 'none',
     'git.enabled': false,
     'editor.minimap.enabled': false,
+    'editor.stickyScroll.enabled': false,
     'editor.hover.delay': 300,
     'files.autoSave': 'off',
     'window.commandCenter': false,

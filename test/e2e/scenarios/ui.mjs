@@ -118,9 +118,12 @@ async function clusterProfile({ page, folder }) {
   await goToLine(page, at.line, at.column);
   const before = await hoverAtCursor(page, { expect: [/DDP/], timeoutMs: 60_000 });
   await dismissWidgets(page);
-  const item = page.locator('.statusbar-item', { hasText: /H100/i }).first();
-  if (await item.isVisible().catch(() => false)) await item.click();
+  // The status-bar entry's element id ends with the item id the extension gave it.
+  const item = page.locator('.statusbar-item[id$="clusterProfile"], .statusbar-item:has-text("H100")').first();
+  const fromStatusBar = await item.isVisible().catch(() => false);
+  if (fromStatusBar) await item.click();
   else await runCommand(page, 'Shardlens: Select Cluster Profile');
+  const shown0 = [];
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   const target = await poll('MI300X in the cluster profile picker', async () => {
     const texts = await rows.allInnerTexts();
@@ -128,12 +131,28 @@ async function clusterProfile({ page, folder }) {
     return index >= 0 ? rows.nth(index) : false;
   });
   await target.click();
-  // Some pickers ask a follow-up question (GPUs per node, nodes): accept the defaults.
-  for (let i = 0; i < 3 && (await page.locator('.quick-input-widget').isVisible()); i++) await page.keyboard.press('Enter');
+  // The picker goes on (GPUs per node, nodes, links): accept each default with Enter, waiting
+  // for the next step's title (or the picker closing) before the next key.
+  const widget = page.locator('.quick-input-widget');
+  const title = page.locator('.quick-input-widget .quick-input-title');
+  for (let step = 0; step < 6; step++) {
+    const shown = await poll('the next picker step', async () => {
+      if (!(await widget.isVisible())) return 'closed';
+      const t = await title.innerText().catch(() => '');
+      return t && !/GPU \(1\//.test(t) && !(step > 0 && t === shown0[step - 1]) ? t : false;
+    }, { timeoutMs: 10_000 });
+    if (shown === 'closed') break;
+    shown0[step] = shown;
+    await page.keyboard.press('Enter');
+  }
   await goToLine(page, at.line, at.column);
   const after = await hoverAtCursor(page, { expect: [/MI300X/i], timeoutMs: 60_000 });
   if (after === before) throw new Error('the hover did not change');
-  return { details: 'hover before names H100, after names MI300X', screenshot: 'cluster-profile' };
+  const status = await item.innerText().catch(() => '');
+  return {
+    details: `picked MI300X ${fromStatusBar ? 'from the status bar' : 'from the palette'}; status bar "${status}"; hover changed`,
+    screenshot: 'cluster-profile',
+  };
 }
 
 /** Scenario (f): a broken file and a 5 MB file do not stop diagnostics for other files. */
