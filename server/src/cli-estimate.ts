@@ -6,8 +6,23 @@ import { resolve } from 'node:path';
 import { buildFileModel } from './analysis/file-model';
 import { loadPyprojectFor } from './config/pyproject';
 import { mergeSettings, type PartialSettings } from './config/settings';
-import { STRATEGIES, formatBytes, formatParams, formatSeconds, type StrategyId, type TrainingEstimate } from './estimate';
-import { STRATEGY_LABELS, assumptionsLine, estimatesFor, evaluationFor, modelInputOf, setupFor, withFirst } from './features/estimate-context';
+import {
+  STRATEGIES,
+  formatBytes,
+  formatParams,
+  formatSeconds,
+  type StrategyId,
+  type TrainingEstimate,
+} from './estimate';
+import {
+  STRATEGY_LABELS,
+  assumptionsLine,
+  estimatesFor,
+  evaluationFor,
+  modelInputOf,
+  setupFor,
+  withFirst,
+} from './features/estimate-context';
 import { WorkspaceFiles, type ModuleTree } from './modules';
 import { initParser, parseSource } from './parse/parser';
 
@@ -37,7 +52,8 @@ const USAGE =
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
-  if (!value || !Number.isInteger(n) || n < 1) throw new UsageError(`${flag} needs a positive integer, got ${value ?? 'nothing'}`);
+  if (!value || !Number.isInteger(n) || n < 1)
+    throw new UsageError(`${flag} needs a positive integer, got ${value ?? 'nothing'}`);
   return n;
 }
 
@@ -45,7 +61,10 @@ function parseArgs(argv: string[]): Options {
   const options: Partial<Options> = { format: 'text' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
     const value = () => inline ?? argv[++i];
     switch (flag) {
       case '--class':
@@ -57,13 +76,15 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--strategy': {
         const s = value();
-        if (!(STRATEGIES as readonly string[]).includes(s ?? '')) throw new UsageError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${s ?? 'nothing'}`);
+        if (!(STRATEGIES as readonly string[]).includes(s ?? ''))
+          throw new UsageError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${s ?? 'nothing'}`);
         options.strategy = s as StrategyId;
         break;
       }
       case '--precision': {
         const p = value();
-        if (!['fp32', 'bf16', 'fp16', 'bf16-pure'].includes(p ?? '')) throw new UsageError(`--precision must be fp32, bf16, fp16 or bf16-pure, got ${p ?? 'nothing'}`);
+        if (!['fp32', 'bf16', 'fp16', 'bf16-pure'].includes(p ?? ''))
+          throw new UsageError(`--precision must be fp32, bf16, fp16 or bf16-pure, got ${p ?? 'nothing'}`);
         options.precision = p;
         break;
       }
@@ -75,7 +96,8 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--format': {
         const f = value();
-        if (f !== 'text' && f !== 'json') throw new UsageError(`--format must be text or json, got ${f ?? 'nothing'}`);
+        if (f !== 'text' && f !== 'json')
+          throw new UsageError(`--format must be text or json, got ${f ?? 'nothing'}`);
         options.format = f;
         break;
       }
@@ -111,7 +133,10 @@ interface ClassReport {
   file: string;
   line: number;
   params: { total: number | null; trainable: number; buffers: number };
-  memoryBytes: Record<string, { weights: number; grads: number; optimizer: number; activations: number; peak: number }>;
+  memoryBytes: Record<
+    string,
+    { weights: number; grads: number; optimizer: number; activations: number; peak: number }
+  >;
   comm: Record<string, { collective: string; bytesPerStep: number; secondsPerStep: number | null }>;
   assumptions: string[];
 }
@@ -152,7 +177,9 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
   if (options.className) {
     trees = trees.filter((t) => t.name === options.className);
     if (!trees.length) {
-      io.stderr(`shardlens estimate: no nn.Module class ${options.className} in ${options.path} (found: ${evaluation.trees.map((t) => t.name).join(', ') || 'none'})\n`);
+      io.stderr(
+        `shardlens estimate: no nn.Module class ${options.className} in ${options.path} (found: ${evaluation.trees.map((t) => t.name).join(', ') || 'none'})\n`,
+      );
       return 2;
     }
   }
@@ -163,12 +190,22 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
     const estimates = input ? estimatesFor({ model: input, setup, strategies }) : [];
     return { tree, report: classReport({ tree, path, estimates, line: assumptionsLine(setup) }) };
   });
-  if (options.format === 'json') io.stdout(`${JSON.stringify({ classes: reports.map((r) => r.report) }, null, 2)}\n`);
-  else io.stdout(reports.map(({ tree, report }) => textReport(tree, report)).join('\n') || `no nn.Module classes in ${options.path}\n`);
+  if (options.format === 'json')
+    io.stdout(`${JSON.stringify({ classes: reports.map((r) => r.report) }, null, 2)}\n`);
+  else
+    io.stdout(
+      reports.map(({ tree, report }) => textReport(tree, report)).join('\n') ||
+        `no nn.Module classes in ${options.path}\n`,
+    );
   return 0;
 }
 
-function classReport(input: { tree: ModuleTree; path: string; estimates: TrainingEstimate[]; line: string }): ClassReport {
+function classReport(input: {
+  tree: ModuleTree;
+  path: string;
+  estimates: TrainingEstimate[];
+  line: string;
+}): ClassReport {
   const { tree, path, estimates } = input;
   const report: ClassReport = {
     name: tree.name,
@@ -179,10 +216,17 @@ function classReport(input: { tree: ModuleTree; path: string; estimates: Trainin
     comm: {},
     assumptions: [...tree.assumptions, input.line.replace(/^Assumptions: /, '')],
   };
-  for (const u of tree.unknowns) report.assumptions.push(`unknown: ${u.text} (${u.reason.replace(/`/g, '')})`);
+  for (const u of tree.unknowns)
+    report.assumptions.push(`unknown: ${u.text} (${u.reason.replace(/`/g, '')})`);
   for (const e of estimates) {
     const m = e.memory;
-    report.memoryBytes[e.strategy] = { weights: m.weights, grads: m.grads, optimizer: m.optimizer, activations: m.activations, peak: m.peak };
+    report.memoryBytes[e.strategy] = {
+      weights: m.weights,
+      grads: m.grads,
+      optimizer: m.optimizer,
+      activations: m.activations,
+      peak: m.peak,
+    };
     report.comm[e.strategy] = {
       collective: e.comm.map((c) => c.collective).join(' + ') || 'none',
       bytesPerStep: e.comm.reduce((sum, c) => sum + c.bytesPerStep, 0),
@@ -201,7 +245,9 @@ function textReport(tree: ModuleTree, report: ClassReport): string {
   const lines = [`${report.name} (${report.file}:${report.line}): ${count}`];
   for (const [strategy, m] of Object.entries(report.memoryBytes)) {
     const c = report.comm[strategy];
-    const comm = c.bytesPerStep ? `${formatBytes(c.bytesPerStep)}/step${c.secondsPerStep === null ? '' : ` ≈ ${formatSeconds(c.secondsPerStep)}`}` : 'no comm';
+    const comm = c.bytesPerStep
+      ? `${formatBytes(c.bytesPerStep)}/step${c.secondsPerStep === null ? '' : ` ≈ ${formatSeconds(c.secondsPerStep)}`}`
+      : 'no comm';
     lines.push(
       `  ${STRATEGY_LABELS[strategy as StrategyId].padEnd(14)} weights ${formatBytes(m.weights)}, grads ${formatBytes(m.grads)}, optimizer ${formatBytes(m.optimizer)}, activations ${formatBytes(m.activations)}, peak ${formatBytes(m.peak)}/GPU; ${comm}`,
     );

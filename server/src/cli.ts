@@ -2,12 +2,12 @@
 // (text, JSON or SARIF; exit 0 clean, 1 findings at or above --fail-on, 2 usage or I/O
 // errors), `estimate` prints model estimates, `rules` lists the rule codes.
 import { readFileSync } from 'node:fs';
-import { dirname, relative, sep } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 import { initParser } from './parse/parser';
 import { analyzeText } from './analyzer';
 import { mergeSettings, type PartialSettings } from './config/settings';
 import { loadPyprojectFor } from './config/pyproject';
-import { discoverPythonFiles } from './cli/discover';
+import { discoverPythonFiles, globToRegExp } from './cli/discover';
 import { formatJson, formatSarif, formatText, type FileFinding } from './cli/report';
 import type { Severity } from './rules/types';
 import { rules } from './rules/index';
@@ -106,6 +106,9 @@ async function runCheck(args: string[], io: CliIo): Promise<number> {
     }
     const pyproject = loadPyprojectFor(file);
     if (pyproject?.error) errors.push(pyproject.error);
+    // NOTE: discovery applied the excludes of the pyproject.toml governing the working
+    // folder; a file may be governed by a nearer one, whose patterns are relative to it.
+    if (isExcludedBy(pyproject, file)) continue;
     const settings = mergeSettings(pyproject?.settings ?? {}, cliSettings);
     const analysis = analyzeText({ parser, text, filePath: file, settings });
     const shown = relative(io.cwd, file).split(sep).join('/') || file;
@@ -125,6 +128,17 @@ async function runCheck(args: string[], io: CliIo): Promise<number> {
   }
   if (errors.length) return 2;
   return results.some(({ finding }) => SEVERITY_RANK[finding.severity] >= options.failOn) ? 1 : 0;
+}
+
+/** Whether a pyproject's `exclude` globs (relative to its folder) match `file`. */
+function isExcludedBy(
+  pyproject: { path: string; settings: PartialSettings } | undefined,
+  file: string,
+): boolean {
+  const patterns = pyproject?.settings.exclude ?? [];
+  if (patterns.length === 0) return false;
+  const rel = relative(dirname(pyproject!.path), file).split(sep).join('/');
+  return patterns.some((glob) => globToRegExp(glob).test(rel));
 }
 
 function listRules(io: CliIo): number {
@@ -158,7 +172,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-if (require.main === module) {
+// NOTE: in a bundle that imports this file (the CLI tests) `require.main === module` holds
+// too, so also require that the running bundle is the CLI's own.
+if (require.main === module && /^cli\.js$/.test(basename(__filename))) {
   runCli(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: (text) => process.stderr.write(`${text}\n`),

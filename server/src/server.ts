@@ -10,6 +10,8 @@ import {
   DidChangeConfigurationNotification,
   ResponseError,
   LSPErrorCodes,
+  MessageType,
+  ShowMessageNotification,
   type CancellationToken,
   type Connection,
   type InitializeResult,
@@ -26,6 +28,7 @@ import { provideInlayHints } from './features/inlay-hints';
 import { provideCodeLenses } from './features/code-lens';
 import { provideLayerAt } from './features/layer-at';
 import { LayerAtRequest, StatusNotification } from './protocol';
+import { WorkspaceFiles } from './modules/workspace-files';
 
 /** Options for {@link startServer}; tests pass their own connection and wasm folder. */
 export interface ServerOptions {
@@ -42,6 +45,8 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
   const debouncer = new Debouncer();
   const parserReady = initParser({ wasmDir });
   let session: Session | undefined;
+  /** Parsed workspace files that open documents import (cross-file model evaluation). */
+  let workspace: WorkspaceFiles | undefined;
   let workspaceRoots: string[] = [];
   let canPullConfiguration = false;
 
@@ -87,6 +92,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
     parserReady.then(
       (parser) => {
         session = new Session(parser, () => workspaceRoots);
+        workspace = new WorkspaceFiles({ roots: workspaceRoots, parser });
         session.setEditorSettings(initial);
       },
       (error) => logError('loading the Python grammar', error),
@@ -116,6 +122,9 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
         const path = filePathOf(folder.uri);
         if (path) workspaceRoots.push(path);
       }
+      parserReady
+        .then((parser) => (workspace = new WorkspaceFiles({ roots: workspaceRoots, parser })))
+        .catch(() => undefined);
     });
   });
 
@@ -138,7 +147,11 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
     revalidateAll();
   });
 
-  connection.onDidChangeWatchedFiles(() => {
+  connection.onDidChangeWatchedFiles((params) => {
+    for (const change of params.changes) {
+      const path = filePathOf(change.uri);
+      if (path) workspace?.invalidate(path);
+    }
     session?.invalidateAll();
     revalidateAll();
   });
@@ -169,7 +182,13 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
         });
       }
       for (const problem of session.configProblems) {
-        connection.window.showWarningMessage(`Shardlens: ${problem}`);
+        // NOTE: `window.showWarningMessage` sends a window/showMessageRequest whose promise its
+        // types hide; a client that declines it left an unhandled rejection. A notification
+        // shows the same warning and needs no answer.
+        void connection.sendNotification(ShowMessageNotification.type, {
+          type: MessageType.Warning,
+          message: `Shardlens: ${problem}`,
+        });
         log(problem);
       }
       session.configProblems.clear();
@@ -207,6 +226,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
         model: state.analysis.model,
         position: params.position,
         settings: state.settings,
+        workspace,
       });
     }),
   );
@@ -219,6 +239,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
         model: state.analysis.model,
         range: params.range,
         settings: state.settings,
+        workspace,
       });
     }),
   );
@@ -230,6 +251,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       return provideCodeLenses({
         model: state.analysis.model,
         settings: state.settings,
+        workspace,
         uri: params.textDocument.uri,
       });
     }),
@@ -257,6 +279,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
           model: state.analysis.model,
           position: params.position,
           settings: state.settings,
+          workspace,
         });
       }),
   );
@@ -279,4 +302,6 @@ function main(): void {
   startServer({ connection, wasmDir: __dirname, docsRoot: join(__dirname, '..') });
 }
 
-if (require.main === module) main();
+// NOTE: in a bundle that imports this file (the LSP tests) `require.main === module` holds
+// too, so also require that the running bundle is the server's own.
+if (require.main === module && /(^|[\\/])server\.js$/.test(__filename)) main();

@@ -20,6 +20,8 @@ export class Session {
   private editorSettings: PartialSettings = {};
   /** Messages about configuration (e.g. an invalid pyproject.toml), reported once each. */
   readonly configProblems = new Set<string>();
+  /** Every problem ever put in `configProblems`, so that each is reported once, not per edit. */
+  private readonly reportedProblems = new Set<string>();
 
   constructor(
     private readonly parser: Parser,
@@ -35,6 +37,7 @@ export class Session {
   /** Forgets cached configuration and analyses (after file or settings changes). */
   invalidateAll(): void {
     clearPyprojectCache();
+    this.reportedProblems.clear();
     this.cache.clear();
   }
 
@@ -49,7 +52,10 @@ export class Session {
     if (!path) return mergeSettings(this.editorSettings);
     const root = this.workspaceRoots().find((r) => path.startsWith(r));
     const pyproject = loadPyprojectFor(path, root);
-    if (pyproject?.error) this.configProblems.add(pyproject.error);
+    if (pyproject?.error && !this.reportedProblems.has(pyproject.error)) {
+      this.reportedProblems.add(pyproject.error);
+      this.configProblems.add(pyproject.error);
+    }
     return mergeSettings(this.editorSettings, pyproject?.settings ?? {});
   }
 

@@ -16,6 +16,9 @@ export const fixtureFiles = {
   huge: 'e2e_huge.py',
 };
 
+/** Files of examples/demo/ the UI scenarios use (they find lines by text, not by number). */
+export const demoFiles = { train: 'train.py', model: 'model.py' };
+
 /** Size of the generated large file. */
 export const hugeFileBytes = 5 * 1024 * 1024;
 

@@ -1,6 +1,9 @@
 // What a value is, as far as the rules care (a tensor, a module, an optimizer, a plain
 // number, ...), and the tables of PyTorch APIs that tell: which calls return tensors,
-// which construct modules, optimizers, loaders, samplers and scalers.
+// which construct modules, optimizers, loaders, samplers and scalers; and the kinds that
+// a name's uses reveal (`loss.backward()`, `model.parameters()`).
+import type { SyntaxNode } from '../parse/syntax';
+import { fieldOf, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
 
 /** The kinds of value the analysis tracks. `unknown` means the analysis cannot tell. */
 export type Kind =
@@ -31,7 +34,7 @@ const TORCH_TENSOR_FUNCTIONS = new Set(
     'prod max min amax amin argmax argmin softmax log_softmax sigmoid tanh relu exp log log1p sqrt rsqrt abs clamp ' +
     'clip sort argsort topk gather scatter index_select take chunk split flatten reshape squeeze unsqueeze transpose ' +
     'permute movedim swapaxes narrow tril triu outer dot cross norm cumsum cumprod diff repeat_interleave roll flip ' +
-    'isnan isinf isfinite logical_and logical_or logical_not eq ne lt le gt ge allclose isclose equal any all ' +
+    'isnan isinf isfinite logical_and logical_or logical_not eq ne lt le gt ge isclose any all argwhere ' +
     'multinomial bernoulli normal polar complex real imag view_as_real view_as_complex bucketize searchsorted ' +
     'cdist pdist tensordot kron block_diag cartesian_prod combinations triu_indices tril_indices lerp addcmul ' +
     'addcdiv pow square sin cos erf floor ceil round sign logsumexp count_nonzero bincount histc'
@@ -40,6 +43,9 @@ const TORCH_TENSOR_FUNCTIONS = new Set(
 
 /** torch.* functions that return Python scalars or booleans, not tensors. */
 const TORCH_SCALAR_FUNCTIONS = new Set([
+  // `allclose` and `equal` return a Python bool (and so synchronise to produce it).
+  'allclose',
+  'equal',
   'is_tensor',
   'numel',
   'is_floating_point',
@@ -69,6 +75,9 @@ export const TENSOR_METHODS_TO_PYTHON: Record<string, Kind> = {
   register_hook: 'unknown',
   record_stream: 'none',
   copy_: 'tensor',
+  allclose: 'number',
+  equal: 'number',
+  is_nonzero: 'number',
 };
 
 /** Tensor attributes whose value is not a tensor. */
@@ -162,4 +171,52 @@ export function joinKinds(a: Kind | undefined, b: Kind | undefined): Kind {
   if (a === 'none') return b;
   if (b === 'none') return a;
   return 'unknown';
+}
+
+/** Module methods no tensor, optimizer or container has: calling one shows the receiver is a module. */
+const MODULE_ONLY_METHODS =
+  /^(parameters|named_parameters|named_modules|train|no_sync|register_forward_hook)$/;
+/** Calls whose first argument must be a tensor: `x.backward(loss)` (Accelerate, DeepSpeed, Fabric), `scaler.scale(loss)`. */
+const TENSOR_ARGUMENT_METHODS = /^(backward|manual_backward|scale)$/;
+
+/**
+ * Kinds shown by how names are used in each scope (function body or module): `loss.backward()`
+ * means `loss` holds a tensor, `accelerator.backward(loss)` too, `model.parameters()` means
+ * `model` holds a module. Keys are a scope node, then a name (`loss`, `self.model`). The
+ * inference consults these only for names whose kind it could not tell otherwise.
+ */
+export function collectUsageEvidence(root: SyntaxNode): Map<SyntaxNode, Map<string, Kind>> {
+  const evidence = new Map<SyntaxNode, Map<string, Kind>>();
+  const note = (name: SyntaxNode | undefined, kind: Kind) => {
+    const target = name && unwrap(name);
+    if (!target || !isNameOrSelfAttribute(target)) return;
+    const scope = enclosingScope(target) ?? root;
+    const names = evidence.get(scope) ?? new Map<string, Kind>();
+    if (names.get(target.text) && names.get(target.text) !== kind) names.set(target.text, 'unknown');
+    else names.set(target.text, kind);
+    evidence.set(scope, names);
+  };
+  walk(root, (node) => {
+    const method = node.type === 'call' ? methodCall(node) : undefined;
+    if (!method) return;
+    const args = positionalArgs(node);
+    if (method.name === 'backward' && args.length === 0) note(method.receiver, 'tensor');
+    if (TENSOR_ARGUMENT_METHODS.test(method.name) && args.length > 0) {
+      if (method.name !== 'scale' || /scaler$/i.test(method.receiver.text)) note(args[0], 'tensor');
+    }
+    if (MODULE_ONLY_METHODS.test(method.name)) note(method.receiver, 'module');
+  });
+  return evidence;
+}
+
+function isNameOrSelfAttribute(node: SyntaxNode): boolean {
+  if (node.type === 'identifier') return true;
+  return node.type === 'attribute' && fieldOf(node, 'object')?.text === 'self';
+}
+
+/** The function definition enclosing `node`, if any. */
+export function enclosingScope(node: SyntaxNode): SyntaxNode | undefined {
+  for (let current = node.parent; current; current = current.parent)
+    if (current.type === 'function_definition') return current;
+  return undefined;
 }

@@ -18,32 +18,24 @@ export function atom(name: string): Size {
   return { coef: 1, atoms: new Map([[name, 1]]) };
 }
 
-/** The product of two sizes. */
+/** The product of two sizes (a zero coefficient drops the atoms: 0·T is 0). */
 export function mul(a: Size, b: Size): Size {
+  const coef = a.coef * b.coef;
+  if (coef === 0) return num(0);
   const atoms = new Map(a.atoms);
   for (const [name, exponent] of b.atoms) {
     const total = (atoms.get(name) ?? 0) + exponent;
     if (total === 0) atoms.delete(name);
     else atoms.set(name, total);
   }
-  return { coef: a.coef * b.coef, atoms };
+  return { coef, atoms };
 }
 
 /** `a / b` as a monomial (exponents may go negative). */
 export function div(a: Size, b: Size): Size {
   const inverse = new Map<string, number>();
   for (const [name, exponent] of b.atoms) inverse.set(name, -exponent);
-  return mul({ coef: a.coef / b.coef, atoms: new Map() }, { coef: 1, atoms: mergeInto(a.atoms, inverse) });
-}
-
-function mergeInto(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): Map<string, number> {
-  const atoms = new Map(a);
-  for (const [name, exponent] of b) {
-    const total = (atoms.get(name) ?? 0) + exponent;
-    if (total === 0) atoms.delete(name);
-    else atoms.set(name, total);
-  }
-  return atoms;
+  return mul(a, { coef: 1 / b.coef, atoms: inverse });
 }
 
 /** The product of a list of sizes. */

@@ -7,6 +7,8 @@ import type { ImportTable } from './imports';
 import {
   BUILTIN_RESULT_KINDS,
   TENSOR_ATTRIBUTES_NOT_TENSOR,
+  collectUsageEvidence,
+  enclosingScope,
   TENSOR_METHODS_TO_PYTHON,
   joinKinds,
   kindOfQualifiedCall,
@@ -73,11 +75,22 @@ class KindInference {
   private readonly parameterKinds = new Map<SyntaxNode, Env>();
   private currentReturns: Kind[] | undefined;
   private depth = 0;
+  private readonly evidence: Map<SyntaxNode, Map<string, Kind>>;
 
   constructor(
     private readonly root: SyntaxNode,
     private readonly imports: ImportTable,
-  ) {}
+  ) {
+    this.evidence = collectUsageEvidence(root);
+  }
+
+  /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
+  private evidenceFor(node: SyntaxNode): Kind | undefined {
+    const scope = enclosingScope(node);
+    return (
+      (scope && this.evidence.get(scope)?.get(node.text)) ?? this.evidence.get(this.root)?.get(node.text)
+    );
+  }
 
   run(): void {
     this.findDefinitions();
@@ -147,6 +160,7 @@ class KindInference {
       let kind: Kind = 'unknown';
       if (id.text === 'self' && inModule) kind = 'module';
       else if (/\bTensor\b/.test(annotation)) kind = 'tensor';
+      else if (/^((torch\.)?nn\.)?Module$/.test(annotation)) kind = 'module';
       else if (/^(int|float|bool)$/.test(annotation)) kind = 'number';
       else if (tensorArguments && id.text !== 'self') {
         if (STEP_ARGUMENTS.test(id.text)) kind = 'number';
@@ -362,8 +376,11 @@ class KindInference {
 
   private exprKind(node: SyntaxNode, env: Env): Kind {
     switch (node.type) {
-      case 'identifier':
-        return env.get(node.text) ?? this.globals.get(node.text) ?? 'unknown';
+      case 'identifier': {
+        const known = env.get(node.text) ?? this.globals.get(node.text);
+        if (known && known !== 'unknown') return known;
+        return this.evidenceFor(node) ?? known ?? 'unknown';
+      }
       case 'integer':
       case 'float':
       case 'true':
@@ -483,6 +500,9 @@ class KindInference {
     if (object.text === 'self') {
       const cls = enclosingClass(node);
       const known = cls && this.classAttributes.get(cls)?.get(name);
+      if (known && known !== 'unknown') return known;
+      const shown = this.evidenceFor(node);
+      if (shown) return shown;
       if (known) return known;
     }
     if (objectKind === 'tensor') {

@@ -1,7 +1,7 @@
 // Finds the Python files the CLI checks: recursive discovery under each path, skipping
 // .git, virtual environments, node_modules and configured glob excludes; unreadable files
 // and folders are reported and skipped, never fatal.
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, statSync, existsSync, realpathSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
 const SKIPPED_DIRECTORIES = new Set([
@@ -52,6 +52,10 @@ export function discoverPythonFiles(input: { paths: string[]; cwd: string; exclu
     const rel = relative(input.cwd, path).split(sep).join('/');
     return excludes.some((re) => re.test(rel));
   };
+  // NOTE: real paths of the folders already listed: a symlink back up the tree (or two
+  // paths naming one folder) would otherwise list the same files again, dozens of times.
+  const visited = new Set<string>();
+  const seenFiles = new Set<string>();
   for (const given of input.paths) {
     const start = resolve(input.cwd, given);
     if (!existsSync(start)) {
@@ -71,7 +75,10 @@ export function discoverPythonFiles(input: { paths: string[]; cwd: string; exclu
         continue;
       }
       if (stats.isFile()) {
-        if ((path === start || path.endsWith('.py')) && !isExcluded(path)) files.push(path);
+        if ((path === start || path.endsWith('.py')) && !isExcluded(path) && !seenFiles.has(path)) {
+          seenFiles.add(path);
+          files.push(path);
+        }
         continue;
       }
       if (!stats.isDirectory() || isExcluded(path)) continue;
@@ -79,6 +86,9 @@ export function discoverPythonFiles(input: { paths: string[]; cwd: string; exclu
         continue;
       let names: string[];
       try {
+        const real = realpathSync(path);
+        if (visited.has(real)) continue;
+        visited.add(real);
         names = readdirSync(path).sort().reverse();
       } catch (error) {
         errors.push(

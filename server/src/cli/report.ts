@@ -25,12 +25,12 @@ const SARIF_LEVEL: Record<Severity, string> = {
   hint: 'note',
 };
 
-/** Text output: one line a finding. */
+/** Text output: one line a finding, `path:line:col: CODE message` (1-based, UTF-16 columns). */
 export function formatText(findings: FileFinding[]): string {
   return findings
     .map(
       ({ file, finding }) =>
-        `${file}:${finding.range.start.line + 1}:${finding.range.start.column + 1}: ${finding.code} [${JSON_SEVERITY[finding.severity]}] ${finding.message}`,
+        `${file}:${finding.range.start.line + 1}:${finding.range.start.column + 1}: ${finding.code} ${finding.message}`,
     )
     .join('\n');
 }

@@ -49,7 +49,13 @@ export function loadPyprojectFor(
   } catch (error) {
     return { path, settings: {}, error: `cannot read ${path}: ${(error as Error).message}` };
   }
-  const value = { path, ...settingsFromPyproject(text) };
+  const parsed = settingsFromPyproject(text);
+  // Name the file in the error: the user may have several pyproject.toml files.
+  const value = {
+    path,
+    ...parsed,
+    ...(parsed.error && { error: parsed.error.replace(/^pyproject\.toml/, path) }),
+  };
   cache.set(path, { mtimeMs, value });
   return value;
 }

@@ -7,7 +7,12 @@ import type { WorkspaceFiles } from '../modules';
 import { evaluationFor } from './estimate-context';
 
 /** Code lenses for the document: one per nn.Module class, when `settings.codeLens` is on. */
-export function provideCodeLenses(input: { model: FileModel; settings: Settings; uri: string; workspace?: WorkspaceFiles }): CodeLens[] {
+export function provideCodeLenses(input: {
+  model: FileModel;
+  settings: Settings;
+  uri: string;
+  workspace?: WorkspaceFiles;
+}): CodeLens[] {
   if (!input.settings.codeLens) return [];
   try {
     return evaluationFor({ model: input.model, workspace: input.workspace }).trees.map((tree) => {

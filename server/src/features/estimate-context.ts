@@ -25,12 +25,20 @@ interface CacheEntry {
 const cache = new WeakMap<object, CacheEntry>();
 
 /** The evaluation of a file's modules, computed once per FileModel (and workspace generation). */
-export function evaluationFor(input: { model: Pick<FileModel, 'root' | 'imports' | 'filePath'>; workspace?: WorkspaceFiles }): FileEvaluation {
+export function evaluationFor(input: {
+  model: Pick<FileModel, 'root' | 'imports' | 'filePath'>;
+  workspace?: WorkspaceFiles;
+}): FileEvaluation {
   const { model, workspace } = input;
   const generation = workspace?.generation ?? 0;
   const cached = cache.get(model);
   if (cached && cached.generation === generation) return cached.evaluation;
-  const evaluation = evaluateFile({ root: model.root, imports: model.imports, filePath: model.filePath, workspace });
+  const evaluation = evaluateFile({
+    root: model.root,
+    imports: model.imports,
+    filePath: model.filePath,
+    workspace,
+  });
   cache.set(model, { generation, evaluation });
   return evaluation;
 }
@@ -66,20 +74,34 @@ const pick = <T extends string>(value: string, allowed: readonly T[], fallback: 
   (allowed as readonly string[]).includes(value) ? (value as T) : fallback;
 
 /** Resolves the settings and the script's batch and sequence length into an estimate setup. */
-export function setupFor(input: { settings: Settings; evaluation: FileEvaluation; tree?: ModuleTree }): EstimateSetup {
+export function setupFor(input: {
+  settings: Settings;
+  evaluation: FileEvaluation;
+  tree?: ModuleTree;
+}): EstimateSetup {
   const { settings, evaluation } = input;
   const resolved = resolveClusterProfile({
     ...settings.cluster,
     customProfiles: settings.cluster.customProfiles as CustomProfiles,
   });
   const dims = evaluation.scriptDims;
-  const treeSeq = input.tree?.args.flatMap((a) => (a.kind === 'object' ? [a] : [])).find((a) => a.fields.has('block_size') || a.fields.has('max_seq_len'));
+  const treeSeq = input.tree?.args
+    .flatMap((a) => (a.kind === 'object' ? [a] : []))
+    .find((a) => a.fields.has('block_size') || a.fields.has('max_seq_len'));
   const seqField = treeSeq?.fields.get('block_size') ?? treeSeq?.fields.get('max_seq_len');
-  const seq = dims.seq ?? (seqField?.kind === 'num' && treeSeq ? { value: seqField.value, source: `${treeSeq.className} default` } : undefined);
+  const seq =
+    dims.seq ??
+    (seqField?.kind === 'num' && treeSeq
+      ? { value: seqField.value, source: `${treeSeq.className} default` }
+      : undefined);
   return {
     strategy: pick(settings.estimate.strategy, STRATEGIES, 'ddp'),
     precision: pick(settings.estimate.precision, ['fp32', 'bf16', 'fp16', 'bf16-pure'] as const, 'bf16'),
-    optimizer: pick(settings.estimate.optimizer, ['adamw', 'adam', 'sgd', 'sgd-momentum', 'adafactor', 'adam-8bit'] as const, 'adamw'),
+    optimizer: pick(
+      settings.estimate.optimizer,
+      ['adamw', 'adam', 'sgd', 'sgd-momentum', 'adafactor', 'adam-8bit'] as const,
+      'adamw',
+    ),
     profile: resolved.ok ? resolved.profile : null,
     profileError: resolved.ok ? undefined : resolved.error,
     batch: dims.batch ?? { value: settings.estimate.batchSize, source: 'settings' },
@@ -129,7 +151,9 @@ export function withFirst(first: StrategyId, list: readonly StrategyId[]): Strat
 
 /** The one-line "Assumptions:" text: precision, optimizer, strategy, GPUs, sequence length, batch. */
 export function assumptionsLine(setup: EstimateSetup, strategy: StrategyId = setup.strategy): string {
-  const gpus = setup.profile ? `${setup.profile.worldSize} GPUs (${setup.profile.label})` : `1 GPU (${setup.profileError ?? 'no cluster profile'})`;
+  const gpus = setup.profile
+    ? `${setup.profile.worldSize} GPUs (${setup.profile.label})`
+    : `1 GPU (${setup.profileError ?? 'no cluster profile'})`;
   const source = (s: string) => (s === 'settings' ? 'settings' : s);
   return (
     `Assumptions: ${setup.precision} · ${setup.optimizer} · ${STRATEGY_LABELS[strategy]} · ${gpus} · ` +

@@ -8,8 +8,7 @@ import { Env } from '../modules/interpreter';
 import { countParams } from '../modules/module-instance';
 import { transformerShape } from '../modules/shape';
 import type { Value } from '../modules/values';
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined => node.children.find((c) => c.field === field);
+import { fieldOf } from '../analysis/syntax-helpers';
 
 /** The deepest node containing a zero-based position. */
 export function nodeAt(root: SyntaxNode, position: { line: number; character: number }): SyntaxNode {
@@ -52,7 +51,9 @@ function keyword(call: SyntaxNode, name: string): SyntaxNode | undefined {
 }
 
 function firstPositional(call: SyntaxNode): SyntaxNode | undefined {
-  return fieldOf(call, 'arguments')?.children.find((c) => c.type !== 'keyword_argument' && c.type !== 'comment');
+  return fieldOf(call, 'arguments')?.children.find(
+    (c) => c.type !== 'keyword_argument' && c.type !== 'comment',
+  );
 }
 
 /** The DeepSpeed ZeRO stage in a config dict literal (`{"zero_optimization": {"stage": 2}}`), if any. */
@@ -63,7 +64,8 @@ export function zeroStageOf(dict: SyntaxNode): number | undefined {
     const value = fieldOf(pair, 'value');
     if (key !== 'zero_optimization' || value?.type !== 'dictionary') continue;
     for (const inner of value.children) {
-      if (fieldOf(inner, 'key')?.text.replace(/^['"]|['"]$/g, '') === 'stage') return Number(fieldOf(inner, 'value')?.text);
+      if (fieldOf(inner, 'key')?.text.replace(/^['"]|['"]$/g, '') === 'stage')
+        return Number(fieldOf(inner, 'value')?.text);
     }
     return 0;
   }
@@ -71,17 +73,30 @@ export function zeroStageOf(dict: SyntaxNode): number | undefined {
 }
 
 /** The last assignment `name = ...` before `before` in the same function (or module). */
-export function lastAssignment(input: { root: SyntaxNode; name: string; before: SyntaxNode }): SyntaxNode | undefined {
+export function lastAssignment(input: {
+  root: SyntaxNode;
+  name: string;
+  before: SyntaxNode;
+}): SyntaxNode | undefined {
   const { name, before } = input;
   let scopeNode: SyntaxNode | null = before.parent;
-  while (scopeNode && scopeNode.type !== 'function_definition' && scopeNode.type !== 'module') scopeNode = scopeNode.parent;
+  while (scopeNode && scopeNode.type !== 'function_definition' && scopeNode.type !== 'module')
+    scopeNode = scopeNode.parent;
   let found: SyntaxNode | undefined;
   const stack = [scopeNode ?? input.root];
   while (stack.length) {
     const node = stack.pop()!;
-    if (node.type === 'assignment' && node.endIndex <= before.startIndex && fieldOf(node, 'left')?.text === name) {
+    if (
+      node.type === 'assignment' &&
+      node.endIndex <= before.startIndex &&
+      fieldOf(node, 'left')?.text === name
+    ) {
       const right = fieldOf(node, 'right');
-      const chained = right && new RegExp(`^(${name}\\.(to|cuda|train|half|bfloat16)\\(|torch\\.compile\\(${name}\\b)`).test(right.text);
+      const chained =
+        right &&
+        new RegExp(`^(${name}\\.(to|cuda|train|half|bfloat16)\\(|torch\\.compile\\(${name}\\b)`).test(
+          right.text,
+        );
       if (right && !chained && (!found || node.startIndex > found.startIndex)) found = right;
     }
     if (node !== scopeNode && node.type === 'function_definition' && node !== input.root) continue;
@@ -98,21 +113,42 @@ export function wrapperOf(input: { call: SyntaxNode; evaluation: FileEvaluation 
   const name = evaluation.scope.imports.resolve(callee) ?? callee.text;
   const last = name.split('.').pop() ?? '';
   if (/^(DistributedDataParallel|DDP)$/.test(last)) {
-    return { call, strategy: 'ddp', label: 'DistributedDataParallel', modelNode: keyword(call, 'module') ?? firstPositional(call) };
+    return {
+      call,
+      strategy: 'ddp',
+      label: 'DistributedDataParallel',
+      modelNode: keyword(call, 'module') ?? firstPositional(call),
+    };
   }
   if (/^(FullyShardedDataParallel|FSDP)$/.test(last)) {
     const option = keyword(call, 'sharding_strategy')?.text.split('.').pop() ?? 'FULL_SHARD';
     const strategy = FSDP_STRATEGIES[option] ?? 'fsdp-full';
-    return { call, strategy, label: `FullyShardedDataParallel (${option})`, modelNode: keyword(call, 'module') ?? firstPositional(call) };
+    return {
+      call,
+      strategy,
+      label: `FullyShardedDataParallel (${option})`,
+      modelNode: keyword(call, 'module') ?? firstPositional(call),
+    };
   }
   if (last === 'fully_shard') {
-    return { call, strategy: 'fsdp-full', label: 'fully_shard (FSDP2, FULL_SHARD)', modelNode: keyword(call, 'module') ?? firstPositional(call) };
+    return {
+      call,
+      strategy: 'fsdp-full',
+      label: 'fully_shard (FSDP2, FULL_SHARD)',
+      modelNode: keyword(call, 'module') ?? firstPositional(call),
+    };
   }
   if (/(^|\.)deepspeed\.initialize$/.test(name)) {
     let config = keyword(call, 'config') ?? keyword(call, 'config_params');
-    if (config?.type === 'identifier') config = lastAssignment({ root: evaluation.scope.root, name: config.text, before: call });
+    if (config?.type === 'identifier')
+      config = lastAssignment({ root: evaluation.scope.root, name: config.text, before: call });
     const stage = config ? (zeroStageOf(config) ?? 0) : 0;
-    return { call, strategy: ZERO_STAGES[Math.min(3, stage)] ?? 'zero3', label: `DeepSpeed ZeRO stage ${stage}`, modelNode: keyword(call, 'model') ?? firstPositional(call) };
+    return {
+      call,
+      strategy: ZERO_STAGES[Math.min(3, stage)] ?? 'zero3',
+      label: `DeepSpeed ZeRO stage ${stage}`,
+      modelNode: keyword(call, 'model') ?? firstPositional(call),
+    };
   }
   return undefined;
 }
@@ -146,7 +182,10 @@ export interface ResolvedModel {
 }
 
 /** Resolves the model an expression names (`model`, `GPT(cfg)`, `AutoModel...from_pretrained("gpt2")`). */
-export function resolveModel(input: { node: SyntaxNode; evaluation: FileEvaluation }): ResolvedModel | undefined {
+export function resolveModel(input: {
+  node: SyntaxNode;
+  evaluation: FileEvaluation;
+}): ResolvedModel | undefined {
   const { evaluation } = input;
   let node: SyntaxNode | undefined = input.node;
   for (let i = 0; i < 4 && node?.type === 'identifier'; i++) {
@@ -172,7 +211,10 @@ export function resolveModel(input: { node: SyntaxNode; evaluation: FileEvaluati
         params: totals.unknowns.length ? null : totals.known,
         trainable: totals.trainable,
         largestLayer: value.module.library?.largestLayerParams ?? totals.largestLayer?.params,
-        transformer: value.module.library?.transformer ?? tree?.transformer ?? transformerShape({ root: value.module, args: [] }),
+        transformer:
+          value.module.library?.transformer ??
+          tree?.transformer ??
+          transformerShape({ root: value.module, args: [] }),
         note: value.module.library?.note,
       };
     }
@@ -190,13 +232,22 @@ export function resolveModel(input: { node: SyntaxNode; evaluation: FileEvaluati
 }
 
 /** Gradient accumulation around a `backward()` call: the step count if named, and whether no_sync is used. */
-export function gradientAccumulation(input: { call: SyntaxNode; root: SyntaxNode }): { steps?: number; noSync: boolean } | undefined {
+export function gradientAccumulation(input: {
+  call: SyntaxNode;
+  root: SyntaxNode;
+}): { steps?: number; noSync: boolean } | undefined {
   const text = input.root.text;
-  const match = /\b(gradient_accumulation_steps|grad_accum_steps|grad_accum|accumulation_steps|accum_steps|accum_iter)\b\s*=\s*(\d+)/.exec(text);
+  const match =
+    /\b(gradient_accumulation_steps|grad_accum_steps|grad_accum|accumulation_steps|accum_steps|accum_iter)\b\s*=\s*(\d+)/.exec(
+      text,
+    );
   let loop: SyntaxNode | null = input.call.parent;
   while (loop && loop.type !== 'for_statement' && loop.type !== 'while_statement') loop = loop.parent;
   if (!loop) return undefined;
   const guarded = /%\s*\w*accum\w*|no_sync|accumulate\(/.test(loop.text) || !!match;
   if (!guarded) return undefined;
-  return { steps: match ? Number(match[2]) : undefined, noSync: /\bno_sync\s*\(|accelerator\.accumulate\(/.test(text) };
+  return {
+    steps: match ? Number(match[2]) : undefined,
+    noSync: /\bno_sync\s*\(|accelerator\.accumulate\(/.test(text),
+  };
 }

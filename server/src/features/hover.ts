@@ -5,7 +5,14 @@
 import type { Hover } from 'vscode-languageserver';
 import type { FileModel } from '../analysis/file-model';
 import type { Settings } from '../config/settings';
-import { bytesPerParam, formatBytes, formatParams, formatSeconds, type StrategyId, type TrainingEstimate } from '../estimate';
+import {
+  bytesPerParam,
+  formatBytes,
+  formatParams,
+  formatSeconds,
+  type StrategyId,
+  type TrainingEstimate,
+} from '../estimate';
 import type { FileEvaluation, ModuleTree, WorkspaceFiles } from '../modules';
 import { BACKWARD_OVER_FORWARD, layerForwardFlops } from '../modules/flops';
 import { Env } from '../modules/interpreter';
@@ -19,10 +26,17 @@ import {
   evaluationFor,
   modelInputOf,
   setupFor,
-  withFirst,
   type EstimateSetup,
 } from './estimate-context';
-import { firstWrapper, gradientAccumulation, nodeAt, resolveModel, wrapperOf, zeroStageOf, type ResolvedModel } from './estimate-targets';
+import {
+  firstWrapper,
+  gradientAccumulation,
+  nodeAt,
+  resolveModel,
+  wrapperOf,
+  zeroStageOf,
+  type ResolvedModel,
+} from './estimate-targets';
 
 /** Hover markdown for the symbol at `position`. */
 export function provideHover(input: {
@@ -50,10 +64,13 @@ export function hoverMarkdown(input: {
   const { model, position, settings } = input;
   const node = nodeAt(model.root, position);
   const evaluation = evaluationFor({ model, workspace: input.workspace });
-  const classTree = evaluation.trees.find((t) => t.line === position.line && t.classNode.start.line === position.line);
+  const classTree = evaluation.trees.find(
+    (t) => t.line === position.line && t.classNode.start.line === position.line,
+  );
   if (classTree) return classMarkdown({ tree: classTree, evaluation, settings });
   for (let current: SyntaxNode | null = node; current; current = current.parent) {
-    if (current.type === 'dictionary' && zeroStageOf(current) !== undefined) return deepspeedDictMarkdown({ dict: current, evaluation, settings });
+    if (current.type === 'dictionary' && zeroStageOf(current) !== undefined)
+      return deepspeedDictMarkdown({ dict: current, evaluation, settings });
     if (current.type !== 'call') continue;
     const callee = current.children.find((c) => c.field === 'function');
     if (!callee || node.startIndex > callee.endIndex) continue;
@@ -63,12 +80,23 @@ export function hoverMarkdown(input: {
   return undefined;
 }
 
-function callFeatureMarkdown(input: { call: SyntaxNode; callee: SyntaxNode; evaluation: FileEvaluation; settings: Settings }): string | undefined {
+function callFeatureMarkdown(input: {
+  call: SyntaxNode;
+  callee: SyntaxNode;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string | undefined {
   const { call, callee, evaluation, settings } = input;
   const wrapper = wrapperOf({ call, evaluation });
   if (wrapper) {
     const model = wrapper.modelNode ? resolveModel({ node: wrapper.modelNode, evaluation }) : undefined;
-    return strategyMarkdown({ title: `**${wrapper.label}**`, strategy: wrapper.strategy, model, evaluation, settings });
+    return strategyMarkdown({
+      title: `**${wrapper.label}**`,
+      strategy: wrapper.strategy,
+      model,
+      evaluation,
+      settings,
+    });
   }
   const method = /\.(backward|step)$/.exec(callee.text)?.[1];
   if (method) return trainStepMarkdown({ call, method, evaluation, settings });
@@ -90,7 +118,9 @@ function paramsLine(tree: ModuleTree): string {
     const more = tree.unknowns.length > 3 ? ` and ${tree.unknowns.length - 3} more` : '';
     return `**Parameters:** ≥ ${formatParams(tree.params.known)} + unknown: ${parts.join('; ')}${more}`;
   }
-  const largest = tree.largestLayer ? ` · largest layer \`${tree.largestLayer.path}\` ${formatParams(tree.largestLayer.params)}` : '';
+  const largest = tree.largestLayer
+    ? ` · largest layer \`${tree.largestLayer.path}\` ${formatParams(tree.largestLayer.params)}`
+    : '';
   return (
     `**Parameters:** ${formatParams(tree.params.total)} (${tree.params.total.toLocaleString('en-US')}) · ` +
     `trainable ${formatParams(tree.params.trainable)} · buffers ${formatParams(tree.params.buffers)}${largest}`
@@ -100,7 +130,9 @@ function paramsLine(tree: ModuleTree): string {
 function commCell(estimate: TrainingEstimate): string {
   if (!estimate.comm.length) return 'none';
   const bytes = estimate.comm.reduce((sum, c) => sum + c.bytesPerStep, 0);
-  return estimate.commSecondsPerStep === null ? formatBytes(bytes) : `${formatBytes(bytes)} ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
+  return estimate.commSecondsPerStep === null
+    ? formatBytes(bytes)
+    : `${formatBytes(bytes)} ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
 }
 
 function memoryTable(estimates: TrainingEstimate[], active: StrategyId): string[] {
@@ -110,7 +142,11 @@ function memoryTable(estimates: TrainingEstimate[], active: StrategyId): string[
     const peak = `${formatBytes(m.peak)}${e.fits === false ? ' ⚠' : ''}`;
     return `| ${label} | ${formatBytes(m.weights)} | ${formatBytes(m.grads)} | ${formatBytes(m.optimizer)} | ${formatBytes(m.activations)} | ${peak} | ${commCell(e)} |`;
   });
-  return ['| strategy | weights | grads | optimizer | activations | peak/GPU | comm/step |', '|---|---:|---:|---:|---:|---:|---:|', ...rows];
+  return [
+    '| strategy | weights | grads | optimizer | activations | peak/GPU | comm/step |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ];
 }
 
 function tableStrategies(setup: EstimateSetup): StrategyId[] {
@@ -118,7 +154,11 @@ function tableStrategies(setup: EstimateSetup): StrategyId[] {
 }
 
 /** The hover of an nn.Module class. */
-export function classMarkdown(input: { tree: ModuleTree; evaluation: FileEvaluation; settings: Settings }): string {
+export function classMarkdown(input: {
+  tree: ModuleTree;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string {
   const { tree, evaluation, settings } = input;
   const setup = setupFor({ settings, evaluation, tree });
   const lines = [`### ${tree.name} · nn.Module`, '', paramsLine(tree), ''];
@@ -126,7 +166,12 @@ export function classMarkdown(input: { tree: ModuleTree; evaluation: FileEvaluat
   if (modelInput) {
     const estimates = estimatesFor({ model: modelInput, setup, strategies: tableStrategies(setup) });
     const where = setup.profile ? setup.profile.label : '1 GPU';
-    lines.push(`**Memory per GPU** (${where}; batch ${setup.batch.value} × sequence ${setup.seq.value})`, '', ...memoryTable(estimates, setup.strategy), '');
+    lines.push(
+      `**Memory per GPU** (${where}; batch ${setup.batch.value} × sequence ${setup.seq.value})`,
+      '',
+      ...memoryTable(estimates, setup.strategy),
+      '',
+    );
     const t = tree.transformer;
     lines.push(
       t
@@ -146,14 +191,22 @@ export function classMarkdown(input: { tree: ModuleTree; evaluation: FileEvaluat
 function instanceMarkdown(module: ModuleInstance, text: string): string {
   const totals = countParams(module);
   const count = totals.unknowns.length
-    ? `≥ ${formatParams(totals.known)} + unknown: ${totals.unknowns.slice(0, 3).map((u) => `\`${u.text}\` (${u.reason})`).join('; ')}`
+    ? `≥ ${formatParams(totals.known)} + unknown: ${totals.unknowns
+        .slice(0, 3)
+        .map((u) => `\`${u.text}\` (${u.reason})`)
+        .join('; ')}`
     : `${formatParams(totals.known)} (${totals.known.toLocaleString('en-US')})`;
   const source = module.library ? `\n\nFrom the model catalog: ${module.library.note}` : '';
   return `**${text.split('(')[0]}** · ${count} params · trainable ${formatParams(totals.trainable)} · buffers ${formatParams(totals.buffers)}${source}`;
 }
 
 /** The hover of a layer constructor: parameters, bytes per precision, FLOPs. */
-function layerMarkdown(input: { layer: ModuleInstance; text: string; evaluation: FileEvaluation; settings: Settings }): string {
+function layerMarkdown(input: {
+  layer: ModuleInstance;
+  text: string;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string {
   const { layer, text, evaluation, settings } = input;
   const totals = countParams(layer);
   const call = text.replace(/\s+/g, ' ');
@@ -183,24 +236,51 @@ function layerMarkdown(input: { layer: ModuleInstance; text: string; evaluation:
 
 function modelLine(model: ResolvedModel | undefined): string {
   if (!model) return 'Model: not found (pass the model variable to the wrapper to get estimates).';
-  const count = model.params === null ? 'parameter count not fully known' : `${formatParams(model.params)} params`;
+  const count =
+    model.params === null ? 'parameter count not fully known' : `${formatParams(model.params)} params`;
   return `Model: **${model.name}** · ${count}${model.note ? ` (${model.note})` : ''}`;
 }
 
 function commLines(estimate: TrainingEstimate, setup: EstimateSetup): string[] {
   if (!estimate.comm.length) return ['No gradient communication (one data-parallel rank).'];
   const where = setup.profile ? ` on ${setup.profile.label}` : '';
-  return estimate.comm.map((c) => `- ${c.collective}: ${formatBytes(c.bytesPerStep)} sent per GPU per step${c.secondsPerStep === null ? '' : ` ≈ ${formatSeconds(c.secondsPerStep)}${where}`}`);
+  return estimate.comm.map(
+    (c) =>
+      `- ${c.collective}: ${formatBytes(c.bytesPerStep)} sent per GPU per step${c.secondsPerStep === null ? '' : ` ≈ ${formatSeconds(c.secondsPerStep)}${where}`}`,
+  );
 }
 
-function estimateFor(input: { model: ResolvedModel; setup: EstimateSetup; strategy: StrategyId; gradAccumSteps?: number; noSync?: boolean }): TrainingEstimate | undefined {
+function estimateFor(input: {
+  model: ResolvedModel;
+  setup: EstimateSetup;
+  strategy: StrategyId;
+  gradAccumSteps?: number;
+  noSync?: boolean;
+}): TrainingEstimate | undefined {
   const { model, setup } = input;
   if (model.params === null) return undefined;
-  const modelInput = { params: model.params, trainableParams: model.trainable, largestLayerParams: model.largestLayer, transformer: model.transformer ?? undefined };
-  return estimatesFor({ model: modelInput, setup, strategies: [input.strategy], gradAccumSteps: input.gradAccumSteps, noSync: input.noSync })[0];
+  const modelInput = {
+    params: model.params,
+    trainableParams: model.trainable,
+    largestLayerParams: model.largestLayer,
+    transformer: model.transformer ?? undefined,
+  };
+  return estimatesFor({
+    model: modelInput,
+    setup,
+    strategies: [input.strategy],
+    gradAccumSteps: input.gradAccumSteps,
+    noSync: input.noSync,
+  })[0];
 }
 
-function strategyMarkdown(input: { title: string; strategy: StrategyId; model?: ResolvedModel; evaluation: FileEvaluation; settings: Settings }): string {
+function strategyMarkdown(input: {
+  title: string;
+  strategy: StrategyId;
+  model?: ResolvedModel;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string {
   const { title, strategy, model, evaluation, settings } = input;
   const setup = { ...setupFor({ settings, evaluation, tree: model?.tree }), strategy };
   const lines = [`${title} · ${STRATEGY_LABELS[strategy]}`, '', modelLine(model), ''];
@@ -219,28 +299,62 @@ function strategyMarkdown(input: { title: string; strategy: StrategyId; model?: 
   return lines.join('\n');
 }
 
-function deepspeedDictMarkdown(input: { dict: SyntaxNode; evaluation: FileEvaluation; settings: Settings }): string {
+function deepspeedDictMarkdown(input: {
+  dict: SyntaxNode;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string {
   const stage = zeroStageOf(input.dict) ?? 0;
   const strategy = (['ddp', 'zero1', 'zero2', 'zero3'] as const)[Math.min(3, stage)];
   const wrapper = firstWrapper(input.evaluation);
-  const model = wrapper?.modelNode ? resolveModel({ node: wrapper.modelNode, evaluation: input.evaluation }) : undefined;
-  return strategyMarkdown({ title: `**DeepSpeed config: ZeRO stage ${stage}**`, strategy, model, evaluation: input.evaluation, settings: input.settings });
+  const model = wrapper?.modelNode
+    ? resolveModel({ node: wrapper.modelNode, evaluation: input.evaluation })
+    : undefined;
+  return strategyMarkdown({
+    title: `**DeepSpeed config: ZeRO stage ${stage}**`,
+    strategy,
+    model,
+    evaluation: input.evaluation,
+    settings: input.settings,
+  });
 }
 
-function trainStepMarkdown(input: { call: SyntaxNode; method: string; evaluation: FileEvaluation; settings: Settings }): string | undefined {
+function trainStepMarkdown(input: {
+  call: SyntaxNode;
+  method: string;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string | undefined {
   const { call, method, evaluation, settings } = input;
   const wrapper = firstWrapper(evaluation);
   const base = setupFor({ settings, evaluation });
   const strategy = wrapper?.strategy ?? base.strategy;
   const model = wrapper?.modelNode ? resolveModel({ node: wrapper.modelNode, evaluation }) : undefined;
-  const accumulation = method === 'backward' ? gradientAccumulation({ call, root: evaluation.scope.root }) : undefined;
+  const accumulation =
+    method === 'backward' ? gradientAccumulation({ call, root: evaluation.scope.root }) : undefined;
   const setup = { ...setupFor({ settings, evaluation, tree: model?.tree }), strategy };
   const what = method === 'backward' ? 'the gradient synchronisation of' : 'the optimizer step after';
-  const lines = [`**${call.text.replace(/\s+/g, ' ')}** triggers ${what} ${wrapper ? wrapper.label : `${STRATEGY_LABELS[strategy]} (from settings; no wrapper found in this file)`}`, '', modelLine(model), ''];
-  const estimate = model && estimateFor({ model, setup, strategy, gradAccumSteps: accumulation?.steps, noSync: accumulation ? accumulation.noSync : undefined });
+  const lines = [
+    `**${call.text.replace(/\s+/g, ' ')}** triggers ${what} ${wrapper ? wrapper.label : `${STRATEGY_LABELS[strategy]} (from settings; no wrapper found in this file)`}`,
+    '',
+    modelLine(model),
+    '',
+  ];
+  const estimate =
+    model &&
+    estimateFor({
+      model,
+      setup,
+      strategy,
+      gradAccumSteps: accumulation?.steps,
+      noSync: accumulation ? accumulation.noSync : undefined,
+    });
   if (estimate) lines.push('**Communication per step:**', ...commLines(estimate, setup), '');
   if (accumulation && !accumulation.noSync) {
-    lines.push(`Gradient accumulation without \`no_sync()\`: every micro-batch's backward triggers its own gradient sync${accumulation.steps ? ` (×${accumulation.steps} per step)` : ''}.`, '');
+    lines.push(
+      `Gradient accumulation without \`no_sync()\`: every micro-batch's backward triggers its own gradient sync${accumulation.steps ? ` (×${accumulation.steps} per step)` : ''}.`,
+      '',
+    );
   }
   lines.push(assumptionsLine(setup, strategy));
   return lines.join('\n');

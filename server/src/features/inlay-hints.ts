@@ -6,7 +6,14 @@ import type { FileModel } from '../analysis/file-model';
 import type { Settings } from '../config/settings';
 import { formatBytes, formatParams, formatSeconds } from '../estimate';
 import type { ModuleTree, WorkspaceFiles } from '../modules';
-import { STRATEGY_LABELS, estimatesFor, evaluationFor, modelInputOf, setupFor, type EstimateSetup } from './estimate-context';
+import {
+  STRATEGY_LABELS,
+  estimatesFor,
+  evaluationFor,
+  modelInputOf,
+  setupFor,
+  type EstimateSetup,
+} from './estimate-context';
 
 /** Inlay hints within `range`. */
 export function provideInlayHints(input: {
@@ -51,7 +58,8 @@ export function inlayLabel(tree: ModuleTree, setup: EstimateSetup): string {
   if (estimate.comm.length) {
     const bytes = estimate.comm.reduce((sum, c) => sum + c.bytesPerStep, 0);
     const kinds = [...new Set(estimate.comm.map((c) => c.collective.split(' ')[0]))].join(' + ');
-    const time = estimate.commSecondsPerStep === null ? '' : ` ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
+    const time =
+      estimate.commSecondsPerStep === null ? '' : ` ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
     parts.push(`${kinds} ${formatBytes(bytes)}/step${time}`);
   }
   return parts.join(' · ');

@@ -33,14 +33,17 @@ function layerAt(input: Parameters<typeof provideLayerAt>[0]): LayerAtResult | n
   const file = model.filePath ?? '';
   for (let node: SyntaxNode | null = nodeAt(model.root, position); node; node = node.parent) {
     const built = node.type === 'call' ? evaluation.builtAt.get(node) : undefined;
-    if (built?.kind === 'layer') return layerResult({ layer: built, node, file, batch: setup.batch.value, seq: setup.seq.value });
+    if (built?.kind === 'layer')
+      return layerResult({ layer: built, node, file, batch: setup.batch.value, seq: setup.seq.value });
     if (node.type !== 'class_definition') continue;
     const tree = evaluation.trees.find((t) => t.classNode === node);
     if (!tree) continue;
     const dims = { ...tree.forward.dims, B: setup.batch.value, T: setup.seq.value };
     const notes = [...tree.forward.notes, ...tree.assumptions];
-    if (!tree.constructorExpression) notes.push('constructor arguments unknown: edit the expression before benchmarking');
-    const perSample = tree.params.total !== null && tree.transformer ? 2 * tree.params.total * setup.seq.value : null;
+    if (!tree.constructorExpression)
+      notes.push('constructor arguments unknown: edit the expression before benchmarking');
+    const perSample =
+      tree.params.total !== null && tree.transformer ? 2 * tree.params.total * setup.seq.value : null;
     return {
       name: tree.name,
       kind: 'class',
@@ -52,7 +55,10 @@ function layerAt(input: Parameters<typeof provideLayerAt>[0]): LayerAtResult | n
       estimate: {
         params: tree.params.total,
         forwardFlopsPerSample: perSample,
-        notes: perSample === null ? [] : ['forward ≈ 2 · params FLOPs per token (Kaplan et al. 2020), attention scores excluded'],
+        notes:
+          perSample === null
+            ? []
+            : ['forward ≈ 2 · params FLOPs per token (Kaplan et al. 2020), attention scores excluded'],
       },
       notes,
     };
@@ -73,22 +79,32 @@ function layerExpression(layer: ModuleInstance, text: string): string | undefine
       if (/^Conv(Transpose)?[123]d$/.test(layer.typeName) && Array.isArray(c.kernel_size)) {
         return `torch.nn.${layer.typeName}(${c.in_channels}, ${c.out_channels}, kernel_size=(${c.kernel_size.join(', ')},), groups=${c.groups}, bias=${flag(c.bias)})`;
       }
-      return /^[\w.]+\((\s*[-\d.]+\s*,?|\s*\w+=[-\w.]+\s*,?)*\)$/.test(text.replace(/\s+/g, ' ')) ? text : undefined;
+      return /^[\w.]+\((\s*[-\d.]+\s*,?|\s*\w+=[-\w.]+\s*,?)*\)$/.test(text.replace(/\s+/g, ' '))
+        ? text
+        : undefined;
   }
 }
 
-function layerResult(input: { layer: ModuleInstance; node: SyntaxNode; file: string; batch: number; seq: number }): LayerAtResult {
+function layerResult(input: {
+  layer: ModuleInstance;
+  node: SyntaxNode;
+  file: string;
+  batch: number;
+  seq: number;
+}): LayerAtResult {
   const { layer, node, file, batch, seq } = input;
   const totals = countParams(layer);
   const c = layer.layerConfig ?? {};
   const notes: string[] = [];
   const expression = layerExpression(layer, node.text);
-  if (!expression) notes.push('arguments could not be turned into literals: edit the expression before benchmarking');
+  if (!expression)
+    notes.push('arguments could not be turned into literals: edit the expression before benchmarking');
   const width = (c.in_features ?? c.width ?? c.embed_dim ?? c.input_size) as number | undefined;
   const channels = c.in_channels as number | undefined;
   let inputs: LayerAtResult['inputs'] = [];
   const dims: Record<string, number> = { B: batch, T: seq };
-  if (layer.typeName === 'Embedding') inputs = [{ shape: ['B', 'T'], dtype: 'long', high: c.num_embeddings as number }];
+  if (layer.typeName === 'Embedding')
+    inputs = [{ shape: ['B', 'T'], dtype: 'long', high: c.num_embeddings as number }];
   else if (typeof width === 'number') inputs = [{ shape: ['B', 'T', width], dtype: 'float' }];
   else if (typeof channels === 'number' && /2d$/.test(layer.typeName)) {
     inputs = [{ shape: ['B', channels, 'H', 'W'], dtype: 'float' }];

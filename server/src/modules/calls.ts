@@ -7,6 +7,7 @@ import { instantiateClass, runFunction } from './instantiate';
 import { reasonOf, type Env, type Interpreter } from './interpreter';
 import { callQualified } from './library-calls';
 import { NONE, iterate, seq, str, unknown, type Value } from './values';
+import { fieldOf } from '../analysis/syntax-helpers';
 
 /** Evaluated call arguments. */
 export interface CallArgs {
@@ -15,9 +16,6 @@ export interface CallArgs {
   /** Set when a `*args`/`**kwargs` splat could not be expanded: the binding is incomplete. */
   incomplete?: Value;
 }
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
 
 /** Evaluates the arguments of a call node. */
 export function evalArgs(interp: Interpreter, input: { node: SyntaxNode; env: Env }): CallArgs {

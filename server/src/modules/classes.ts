@@ -4,6 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { ImportTable } from '../analysis/imports';
 import type { Value } from './values';
+import { fieldOf } from '../analysis/syntax-helpers';
 
 /** One `class` statement. */
 export interface ClassInfo {
@@ -30,9 +31,6 @@ export interface FileScope {
   /** Module-level values already evaluated (a name maps to `undefined` while being evaluated). */
   globals: Map<string, Value | undefined>;
 }
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
 
 /** Builds the index of a parsed file. */
 export function buildFileScope(input: {

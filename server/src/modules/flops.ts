@@ -33,23 +33,40 @@ export function layerForwardFlops(layer: ModuleInstance, seq: number): LayerFlop
     case 'MultiheadAttention': {
       const e = n(layer, 'embed_dim');
       // q, k, v and output projections (4·2·E²) plus scores and weighted sum (2·2·T·E).
-      return { forward: 8 * e * e + 4 * seq * e, per: `token at sequence length ${seq}`, formula: `projections 4 × 2·E² + attention 2 × 2·T·E (E = ${e}, T = ${seq})` };
+      return {
+        forward: 8 * e * e + 4 * seq * e,
+        per: `token at sequence length ${seq}`,
+        formula: `projections 4 × 2·E² + attention 2 × 2·T·E (E = ${e}, T = ${seq})`,
+      };
     }
     case 'LSTM':
     case 'GRU':
     case 'RNN': {
-      const [i, h, layers, gates] = [n(layer, 'input_size'), n(layer, 'hidden_size'), n(layer, 'num_layers'), n(layer, 'gates')];
+      const [i, h, layers, gates] = [
+        n(layer, 'input_size'),
+        n(layer, 'hidden_size'),
+        n(layer, 'num_layers'),
+        n(layer, 'gates'),
+      ];
       const dirs = layer.layerConfig?.bidirectional ? 2 : 1;
       let total = 0;
       for (let l = 0; l < layers; l++) total += dirs * 2 * gates * h * ((l === 0 ? i : h * dirs) + h);
-      return { forward: total, per: 'token', formula: `2·gates·H·(input + H) per layer and direction (gates = ${gates}, H = ${h})` };
+      return {
+        forward: total,
+        per: 'token',
+        formula: `2·gates·H·(input + H) per layer and direction (gates = ${gates}, H = ${h})`,
+      };
     }
     default: {
       const kernel = layer.layerConfig?.kernel_size;
       if (!/^Conv(Transpose)?[123]d$/.test(layer.typeName) || !Array.isArray(kernel)) return undefined;
       const k = kernel.reduce((a, b) => a * b, 1);
       const [i, o, g] = [n(layer, 'in_channels'), n(layer, 'out_channels'), n(layer, 'groups')];
-      return { forward: (2 * i * o * k) / g, per: 'output position', formula: `2 × (${i}/${g}) × ${kernel.join('×')} × ${o} per output position` };
+      return {
+        forward: (2 * i * o * k) / g,
+        per: 'output position',
+        formula: `2 × (${i}/${g}) × ${kernel.join('×')} × ${o} per output position`,
+      };
     }
   }
 }

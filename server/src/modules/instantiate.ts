@@ -8,9 +8,7 @@ import { Env, MAX_DEPTH, type Interpreter } from './interpreter';
 import { ModuleInstance } from './module-instance';
 import { execBlock } from './statements';
 import { NONE, seq, unknown, type FunctionValue, type Value } from './values';
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
+import { fieldOf } from '../analysis/syntax-helpers';
 
 /** Binds call arguments to the parameters of `def` into a fresh scope. */
 export function bindParameters(

@@ -3,6 +3,7 @@
 // calls.ts and statements in statements.ts; anything not understood becomes `unknown`.
 import type { SyntaxNode } from '../parse/syntax';
 import { buildFileScope, type ClassInfo, type FileScope } from './classes';
+import { moduleAttribute, parseIntLiteral, sliceValue, stringLiteral, subscriptValue } from './access';
 import { evalCall } from './calls';
 import { ModuleInstance } from './module-instance';
 import {
@@ -20,6 +21,7 @@ import {
   type Value,
 } from './values';
 import type { WorkspaceFiles } from './workspace-files';
+import { fieldOf } from '../analysis/syntax-helpers';
 
 /** Raised when an evaluation exceeds its step budget (pathological or huge input). */
 export class BudgetExceeded extends Error {}
@@ -34,19 +36,14 @@ export class Env {
     readonly currentClass?: ClassInfo,
   ) {}
   get(name: string): Value | undefined {
-    for (let env: Env | undefined = this; env; env = env.parent) {
-      const value = env.vars.get(name);
-      if (value !== undefined) return value;
-    }
-    return undefined;
+    const own = this.vars.get(name);
+    if (own !== undefined) return own;
+    return this.parent?.get(name);
   }
   set(name: string, value: Value): void {
     this.vars.set(name, value);
   }
 }
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
 
 const BUILTINS = new Set(
   'range len min max int float round abs sum list tuple dict set bool str isinstance getattr hasattr enumerate zip reversed sorted print super any all divmod pow type object'.split(
@@ -414,90 +411,4 @@ export function bindTarget(interp: Interpreter, input: { target: SyntaxNode; val
       bindTarget(interp, { target: part, value: item, env });
     });
   }
-}
-
-function subscriptValue(input: { target: Value; index: Value; node: SyntaxNode }): Value {
-  const { target, index, node } = input;
-  if (target.kind === 'unknown') return unknown(node, target.reason);
-  if (index.kind === 'unknown') return unknown(node, index.reason);
-  const key = index.kind === 'str' || index.kind === 'num' ? String(index.value) : undefined;
-  if (target.kind === 'dict' && key !== undefined)
-    return target.entries.get(key) ?? unknown(node, `key ${key} not found`);
-  if (target.kind === 'object' && key !== undefined)
-    return target.fields.get(key) ?? unknown(node, `\`${node.text}\` unknown`);
-  const items = target.kind === 'seq' ? target.items : undefined;
-  if (items && index.kind === 'num')
-    return (
-      items[index.value < 0 ? items.length + index.value : index.value] ?? unknown(node, 'index out of range')
-    );
-  if (target.kind === 'module' && key !== undefined) {
-    const mod = target.module;
-    if (mod.containerKind === 'list' && index.kind === 'num') {
-      const children = [...mod.children.values()];
-      const child = children[index.value < 0 ? children.length + index.value : index.value];
-      if (child) return { kind: 'module', module: child };
-    }
-    const child = mod.children.get(key);
-    if (child) return { kind: 'module', module: child };
-  }
-  return unknown(node, `\`${node.text}\` not evaluated`);
-}
-
-function sliceValue(
-  interp: Interpreter,
-  input: { target: Value; node: SyntaxNode; env: Env; whole: SyntaxNode },
-): Value {
-  const { target, node, env, whole } = input;
-  if (target.kind !== 'seq') return unknown(whole, reasonOf(target, whole));
-  const parts: (number | undefined)[] = [];
-  let slot = 0;
-  for (const child of node.children) {
-    const value = interp.evalExpr(child, env);
-    if (value.kind !== 'num') return unknown(whole, reasonOf(value, child));
-    // NOTE: the lowered tree drops the ':' tokens, so positions come from the text.
-    slot = node.text.slice(0, child.startIndex - node.startIndex).split(':').length - 1;
-    parts[slot] = value.value;
-  }
-  const [start, end, step] = parts;
-  if (step !== undefined && step !== 1) return unknown(whole, 'slices with a step not evaluated');
-  return seq(target.items.slice(start, end), target.tuple);
-}
-
-function moduleAttribute(
-  interp: Interpreter,
-  input: { module: ModuleInstance; name: string; text: string; self: Value },
-): Value {
-  const { module, name, text, self } = input;
-  const child = module.children.get(name);
-  if (child) return { kind: 'module', module: child };
-  const param = module.params.get(name);
-  if (param) return { kind: 'param', param };
-  const buffer = module.buffers.get(name);
-  if (buffer) return { kind: 'tensor', shape: buffer.shape, text };
-  const attr = module.attrs.get(name);
-  if (attr) return attr;
-  const config = module.layerConfig?.[name];
-  if (typeof config === 'number') return num(config);
-  if (typeof config === 'boolean') return bool(config);
-  if (Array.isArray(config)) return seq(config.map(num), true);
-  if (module.cls) {
-    const found = interp.classAttribute(module.cls, name, self);
-    if (found) return found;
-  }
-  return unknown(text, `\`${text}\` unknown`);
-}
-
-function parseIntLiteral(text: string): number {
-  const clean = text.replace(/_/g, '').replace(/[lL]$/, '');
-  if (/^0[xob]/i.test(clean)) return Number(clean);
-  return Number.parseInt(clean, 10);
-}
-
-function stringLiteral(node: SyntaxNode): Value {
-  if (node.children.some((c) => c.type === 'interpolation')) return unknown(node, 'f-string not evaluated');
-  const content = node.children
-    .filter((c) => c.type === 'string_content')
-    .map((c) => c.text)
-    .join('');
-  return str(content);
 }

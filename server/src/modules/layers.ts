@@ -18,6 +18,12 @@ export class LayerArgs {
   value(name: string): Value {
     const value = this.values.get(name) ?? NONE;
     if (value.kind === 'unknown') throw new SymbolicArgument(value);
+    if (value.kind === 'qualified')
+      throw new SymbolicArgument({
+        kind: 'unknown',
+        text: value.name,
+        reason: `\`${value.name}\` not evaluated`,
+      });
     return value;
   }
   int(name: string): number {

@@ -5,6 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { FileScope } from './classes';
 import { Env, type Interpreter } from './interpreter';
 import { asNumber, type Value } from './values';
+import { fieldOf } from '../analysis/syntax-helpers';
 
 const BATCH_NAMES = [
   'micro_batch_size',
@@ -37,9 +38,6 @@ export interface ScriptDims {
   batch?: ScriptDim;
   seq?: ScriptDim;
 }
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
 
 function isMainBlock(statement: SyntaxNode): boolean {
   return (

@@ -7,6 +7,7 @@ import type { InputTemplate } from '../protocol';
 import type { SyntaxNode } from '../parse/syntax';
 import { ModuleInstance, forEachModule } from './module-instance';
 import { asNumber, type Value } from './values';
+import { fieldOf } from '../analysis/syntax-helpers';
 
 const HEAD_FIELDS = ['n_head', 'n_heads', 'num_heads', 'num_attention_heads', 'nhead'];
 const KV_HEAD_FIELDS = ['n_kv_heads', 'num_key_value_heads', 'n_kv_head'];
@@ -98,9 +99,6 @@ export interface ForwardTemplate {
   dims: Record<string, number>;
   notes: string[];
 }
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
 
 /** The module `self.a.b` names inside `root`, if any. */
 function moduleAt(root: ModuleInstance, chain: string): ModuleInstance | undefined {

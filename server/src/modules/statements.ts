@@ -5,12 +5,10 @@ import type { SyntaxNode } from '../parse/syntax';
 import { bindTarget, reasonOf, type Env, type Interpreter } from './interpreter';
 import type { ModuleInstance } from './module-instance';
 import { NONE, binaryOp, firstUnknown, iterate, shortText, truthy, unknown, type Value } from './values';
+import { fieldOf } from '../analysis/syntax-helpers';
 
 /** How a block ended early. */
 export type Signal = { type: 'return'; value: Value } | { type: 'break' } | { type: 'continue' };
-
-const fieldOf = (node: SyntaxNode, field: string): SyntaxNode | undefined =>
-  node.children.find((c) => c.field === field);
 
 const MAX_ITERATIONS = 10_000;
 

@@ -93,6 +93,7 @@ export function truthy(value: Value): boolean | undefined {
     case 'unknown':
       return undefined;
     case 'tensor':
+    case 'qualified':
       return undefined;
     default:
       return true;

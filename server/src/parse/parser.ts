@@ -4,6 +4,7 @@
 import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { join } from 'node:path';
 import { lowerTree, type SyntaxNode } from './syntax';
+import { registerDirectWasm } from './direct-walk';
 
 let parserPromise: Promise<Parser> | undefined;
 
@@ -16,7 +17,11 @@ export interface ParserInit {
 /** Loads the runtime and grammar once; later calls return the same parser. */
 export function initParser({ wasmDir }: ParserInit): Promise<Parser> {
   parserPromise ??= (async () => {
-    await Parser.init({ locateFile: (file: string) => join(wasmDir, file) });
+    // NOTE: Emscripten turns the options object into the module object, whose raw exports
+    // let the lowering walk skip web-tree-sitter's per-call marshalling (direct-walk.ts).
+    const moduleObject = { locateFile: (file: string) => join(wasmDir, file) };
+    await Parser.init(moduleObject);
+    registerDirectWasm(moduleObject);
     const python = await Language.load(join(wasmDir, 'tree-sitter-python.wasm'));
     const parser = new Parser();
     parser.setLanguage(python);

@@ -1,7 +1,8 @@
 // Plain-JS syntax nodes lowered from a tree-sitter tree with one cursor walk. Analysis
 // works on these (fast property access, safe after the wasm tree is deleted); the walk
 // uses an explicit stack, so 10,000-deep nesting cannot overflow the JS stack.
-import type { Tree, TreeCursor } from 'web-tree-sitter';
+import type { Tree } from 'web-tree-sitter';
+import { directAccess, type DirectWasm } from './direct-walk';
 
 /** A zero-based position; `column` counts UTF-16 code units, as LSP does. */
 export interface Position {
@@ -73,7 +74,12 @@ export class SourceText {
 
 class LoweredNode implements SyntaxNode {
   readonly children: SyntaxNode[] = [];
-  operator?: string;
+  operator?: string = undefined;
+  // NOTE: text and positions are computed on first use and kept: the analysis asks for the
+  // same node's text many times, and each slice or line search allocates.
+  private cachedText: string | undefined = undefined;
+  private cachedStart: Position | undefined = undefined;
+  private cachedEnd: Position | undefined = undefined;
   constructor(
     readonly source: SourceText,
     readonly type: string,
@@ -83,13 +89,13 @@ class LoweredNode implements SyntaxNode {
     readonly parent: SyntaxNode | null,
   ) {}
   get text(): string {
-    return this.source.text.slice(this.startIndex, this.endIndex);
+    return (this.cachedText ??= this.source.text.slice(this.startIndex, this.endIndex));
   }
   get start(): Position {
-    return this.source.positionAt(this.startIndex);
+    return (this.cachedStart ??= this.source.positionAt(this.startIndex));
   }
   get end(): Position {
-    return this.source.positionAt(this.endIndex);
+    return (this.cachedEnd ??= this.source.positionAt(this.endIndex));
   }
 }
 
@@ -124,6 +130,58 @@ function languageTables(tree: Tree): LanguageTables {
 
 /** Converts the whole tree into {@link SyntaxNode}s, keeping named nodes and operator tokens. */
 export function lowerTree(tree: Tree, text: string): SyntaxNode {
+  const direct = directAccess(tree);
+  return direct ? lowerDirect(tree, text, direct.wasm, direct.address) : lowerWithCursor(tree, text);
+}
+
+/**
+ * The lowering walk over the raw wasm exports (see direct-walk.ts): per node one call for
+ * the type, and for kept nodes one each for field, start and end; no marshalling.
+ */
+function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number): SyntaxNode {
+  const source = new SourceText(text);
+  const { types, fields, named } = languageTables(tree);
+  wasm._ts_tree_root_node_wasm(address);
+  wasm._ts_tree_cursor_new_wasm(address);
+  try {
+    const make = (parent: LoweredNode | null, typeId: number): LoweredNode =>
+      new LoweredNode(
+        source,
+        types[typeId] ?? 'ERROR',
+        fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null,
+        wasm._ts_tree_cursor_start_index_wasm(address),
+        wasm._ts_tree_cursor_end_index_wasm(address),
+        parent,
+      );
+    const root = make(null, wasm._ts_tree_cursor_current_node_type_id_wasm(address));
+    const stack: LoweredNode[] = [root];
+    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return root;
+    for (;;) {
+      const parent = stack[stack.length - 1];
+      const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
+      if (named[typeId] || typeId === 65535) {
+        const node = make(parent, typeId);
+        parent.children.push(node);
+        if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
+          stack.push(node);
+          continue;
+        }
+      } else if (OPERATOR_PARENTS.has(parent.type)) {
+        recordOperator(parent, types[typeId], () => wasm._ts_tree_cursor_current_field_id_wasm(address));
+      }
+      while (!wasm._ts_tree_cursor_goto_next_sibling_wasm(address)) {
+        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return root;
+        stack.pop();
+        if (stack.length === 0) return root;
+      }
+    }
+  } finally {
+    wasm._ts_tree_cursor_delete_wasm(address);
+  }
+}
+
+/** The same walk through the public TreeCursor API (used when the wasm exports are not reachable). */
+function lowerWithCursor(tree: Tree, text: string): SyntaxNode {
   const source = new SourceText(text);
   const { types, fields, named } = languageTables(tree);
   const cursor = tree.walk();
@@ -143,18 +201,16 @@ export function lowerTree(tree: Tree, text: string): SyntaxNode {
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = cursor.nodeTypeId;
-      let descended = false;
       if (named[typeId] || typeId === 65535) {
         const node = make(parent, typeId);
         parent.children.push(node);
         if (cursor.gotoFirstChild()) {
           stack.push(node);
-          descended = true;
+          continue;
         }
       } else if (OPERATOR_PARENTS.has(parent.type)) {
-        recordOperator(parent, types[typeId], cursor);
+        recordOperator(parent, types[typeId], () => cursor.currentFieldId);
       }
-      if (descended) continue;
       while (!cursor.gotoNextSibling()) {
         if (!cursor.gotoParent()) return root;
         stack.pop();
@@ -166,8 +222,8 @@ export function lowerTree(tree: Tree, text: string): SyntaxNode {
   }
 }
 
-function recordOperator(parent: LoweredNode, token: string, cursor: TreeCursor): void {
+function recordOperator(parent: LoweredNode, token: string, fieldId: () => number): void {
   if (token === '(' || token === ')') return;
-  if (parent.type !== 'comparison_operator' && cursor.currentFieldId === 0) return;
+  if (parent.type !== 'comparison_operator' && fieldId() === 0) return;
   parent.operator = parent.operator ? `${parent.operator} ${token}` : token;
 }

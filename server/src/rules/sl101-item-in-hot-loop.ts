@@ -1,17 +1,29 @@
 // SL101: `.item()` on a tensor inside a hot training step — a host–device sync every step.
 import { methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { displayName, isDeviceTensor, syncCost } from './sync-helpers';
 import type { Rule } from './types';
 
 /**
  * ## What it does
- * Flags `tensor.item()` where the statement runs once per training step.
+ * Flags `tensor.item()` where the analysis shows the receiver is a tensor. Warning in a hot
+ * training step, information in a logging branch, hint in an eval loop, silent in setup.
  *
  * ## Why is this bad?
  * `.item()` copies a value to the host, so the CPU waits for every queued kernel to finish:
- * the GPU's queue drains and the next step's kernels launch late.
+ * the GPU's queue drains and the next step's kernels launch late
+ * (`torch.cuda.set_sync_debug_mode("warn")` reports it).
+ *
+ * ## Example
+ * ```python
+ * for x, y in loader:
+ *     loss = F.cross_entropy(model(x), y)
+ *     loss.backward(); opt.step()
+ *     total += loss.item()
+ * ```
  *
  * ## Use instead
- * Keep running sums on the device and call `.item()` once per log interval.
+ * Keep running sums on the device (`total += loss.detach()`) and call `.item()` once per
+ * log interval.
  */
 export const sl101: Rule = {
   code: 'SL101',
@@ -23,14 +35,12 @@ export const sl101: Rule = {
     for (const call of model.nodes.call) {
       const method = methodCall(call);
       if (!method || method.name !== 'item' || positionalArgs(call).length > 0) continue;
-      const kind = model.kindOf(method.receiver);
-      if (kind !== 'tensor' && kind !== 'unknown') continue;
-      const name = method.receiver.text.length <= 40 ? `\`${method.receiver.text}\`` : 'the tensor';
+      if (!isDeviceTensor(model, method.receiver)) continue;
       report({
         node: call,
         message:
-          `\`.item()\` on ${name} waits for the GPU: every queued kernel must finish before the value reaches ` +
-          `the host, so the GPU idles while Python catches up. Keep a running sum on the device ` +
+          `\`.item()\` on ${displayName(method.receiver)} waits for the GPU: every queued kernel must finish ` +
+          `before the value reaches the host. ${syncCost(model, call)} Keep a running sum on the device ` +
           `(\`total += loss.detach()\`) and call \`.item()\` once per log interval.`,
       });
     }

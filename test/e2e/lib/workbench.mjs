@@ -142,7 +142,8 @@ export async function goToLine(page, line, column = 1) {
 
 /** Visible text of the editor's lines (only what is rendered). */
 export async function editorText(page) {
-  return page.locator('.editor-instance .monaco-editor .view-lines').first().innerText();
+  // Monaco renders spaces as non-breaking spaces.
+  return (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
 }
 
 /**

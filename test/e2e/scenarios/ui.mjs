@@ -16,7 +16,7 @@ import {
   waitForProblem,
   webviewFrame,
 } from '../lib/workbench.mjs';
-import { fixtureFiles } from '../workspace.mjs';
+import { demoFiles, fixtureFiles } from '../workspace.mjs';
 
 /** 1-based line and column of the first `text` in a workspace file, plus `offset` characters. */
 function locate(folder, file, text, offset = 0) {
@@ -26,12 +26,13 @@ function locate(folder, file, text, offset = 0) {
   return { line: index + 1, column: lines[index].indexOf(text) + 1 + offset };
 }
 
-const classAt = (folder) => locate(folder, fixtureFiles.train, 'class TinyMLP', 'class '.length + 2);
+/** The GPT class of the demo model: hover and cluster scenarios. */
+const gptAt = (folder) => locate(folder, demoFiles.model, 'class GPT(nn.Module)', 'class '.length + 1);
 
 /** Scenario (a): SL101 in the Problems panel with its code linking to the docs page. */
 async function problemsWithDocsLink({ page, folder }) {
-  const at = locate(folder, fixtureFiles.train, 'total += loss.item()', 'total += loss.'.length);
-  await openFile(page, fixtureFiles.train);
+  const at = locate(folder, demoFiles.train, 'loss {loss.item()', 'loss {loss.'.length);
+  await openFile(page, demoFiles.train);
   await goToLine(page, at.line, at.column);
   const row = await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
   const link = row.locator('a[href]').first();
@@ -48,8 +49,8 @@ async function problemsWithDocsLink({ page, folder }) {
 
 /** Scenario (b): hovering a model class shows parameters and a per-strategy memory table. */
 async function modelHover({ page, folder }) {
-  const at = classAt(folder);
-  await openFile(page, fixtureFiles.train);
+  const at = gptAt(folder);
+  await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
   const text = await hoverAtCursor(page, { expect: [/param/i, /DDP/], timeoutMs: 90_000 });
   return { details: `hover: ${text.replace(/\s+/g, ' ').slice(0, 160)}…`, screenshot: 'hover', keepWidgets: true };
@@ -57,8 +58,8 @@ async function modelHover({ page, folder }) {
 
 /** Scenario (c): the SL201 quick fix applies from the quick-fix menu and the finding goes away. */
 async function viewQuickFix({ page, folder }) {
-  const at = locate(folder, fixtureFiles.train, 'return y.view(', 'return y.'.length);
-  await openFile(page, fixtureFiles.train);
+  const at = locate(folder, demoFiles.model, 'y = y.transpose(1, 2).view(', 'y = y.transpose(1, 2).'.length);
+  await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
   await waitForProblem(page, ['SL201', `Ln ${at.line},`], { timeoutMs: 90_000 });
   const rows = page.locator('.action-widget .monaco-list-row.action');
@@ -75,7 +76,9 @@ async function viewQuickFix({ page, folder }) {
     { timeoutMs: 60_000, intervalMs: 1000 },
   );
   await item.row.click();
-  await poll('the fixed line in the editor', async () => /y\.(reshape|contiguous)/.test(await editorText(page)));
+  await poll('the fixed line in the editor', async () =>
+    /transpose\(1, 2\)\.(reshape|contiguous\(\)\.view)\(B, T, C\)/.test(await editorText(page)),
+  );
   await poll(
     'SL201 to leave the Problems panel',
     async () => {
@@ -89,32 +92,66 @@ async function viewQuickFix({ page, folder }) {
 
 /** Scenario (d): Benchmark This Layer opens the panel for the class; a CPU run completes. */
 async function benchmarkPanel({ page, folder }) {
-  const at = classAt(folder);
-  await openFile(page, fixtureFiles.train);
+  const at = locate(folder, demoFiles.model, 'class MLP(nn.Module)', 'class '.length + 1);
+  await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
   await runCommand(page, 'Shardlens: Benchmark This Layer');
-  const frame = await webviewFrame(page, '#app form, #app button', { timeoutMs: 60_000 });
-  await poll('the panel to be prefilled for TinyMLP', async () => (await frame.locator('body').innerText()).includes('TinyMLP') ||
-    (await frame.locator('input, textarea').evaluateAll((els) => els.some((e) => e.value.includes('TinyMLP')))));
-  const run = frame.locator('button', { hasText: /^\s*(Run|Benchmark)/i }).first();
-  await run.waitFor({ timeout: 30_000 });
-  await run.click();
+  const frame = await webviewFrame(page, '#layer-form textarea[name="constructor"]', { timeoutMs: 60_000 });
+  const constructor = frame.locator('#layer-form textarea[name="constructor"]');
+  await poll('the panel to be prefilled for MLP', async () => /^\s*MLP\(/.test(await constructor.inputValue()));
+  const prefilled = await constructor.inputValue();
+  // A small CPU case on 2 cores: short sequence, two batch sizes, few repetitions.
+  const dims = frame.locator('#layer-form input[name="dims"]');
+  await dims.fill((await dims.inputValue()).replace(/\bT\s*=\s*\d+/, 'T=16') || 'B=2, T=16');
+  await frame.locator('#layer-form input[name="batchSizes"]').fill('1, 2');
+  await frame.locator('#layer-form input[name="warmup"]').fill('1');
+  await frame.locator('#layer-form input[name="repetitions"]').fill('3');
+  await frame.locator('#layer-form button', { hasText: /^\s*Run\s*$/ }).first().click();
   await poll(
     'the "Shardlens Benchmark" terminal',
-    async () => (await page.locator('.terminal-tabs-entry, .single-terminal-tab, .pane-header, .composite.title').allInnerTexts()).some((t) => t.includes('Shardlens Benchmark')),
+    async () =>
+      (await page.locator('.terminal-tabs-entry, .single-terminal-tab, .pane-header, .composite.title').allInnerTexts()).some(
+        (t) => t.includes('Shardlens Benchmark'),
+      ),
     { timeoutMs: 60_000 },
   );
-  await poll('the benchmark command in the terminal', async () => /shardlens_bench/.test(await terminalText(page)), { timeoutMs: 60_000 });
-  await poll('a results table in the panel', async () => (await frame.locator('table tbody tr').count()) > 0, { timeoutMs: 240_000 });
-  await poll('a chart in the panel', async () => (await frame.locator('canvas, svg').count()) > 0, { timeoutMs: 30_000 });
-  const table = (await frame.locator('table').first().innerText()).replace(/\s+/g, ' ');
-  return { details: `results: ${table.slice(0, 160)}`, screenshot: 'benchmark' };
+  await poll('the benchmark command in the terminal', async () => /shardlens_bench/.test(await terminalText(page)), {
+    timeoutMs: 60_000,
+  });
+  const state = frame.locator('.status .state').first();
+  await poll(
+    'the run to end in the panel',
+    async () => (await state.count()) > 0 && !/\brunning\b/.test((await state.getAttribute('class')) ?? 'running'),
+    { timeoutMs: 240_000 },
+  );
+  const stateText = await state.innerText();
+  if (!/\bdone\b/.test((await state.getAttribute('class')) ?? '')) {
+    throw new Error(`the run ended "${stateText}"; terminal:\n${(await terminalText(page)).slice(-1500)}`);
+  }
+  await poll('a results table in the panel', async () => (await frame.locator('table.cases tbody tr').count()) > 0);
+  // The chart's canvas exists before any run; a rendered chart has painted pixels.
+  await poll(
+    'a rendered latency chart',
+    async () =>
+      frame.locator('canvas#chart-latency').evaluate((canvas) => {
+        const ctx = canvas.getContext('2d');
+        if (!ctx || canvas.width === 0 || canvas.height === 0) return false;
+        const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+        let painted = 0;
+        for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) painted++;
+        return painted > 100;
+      }),
+    { timeoutMs: 30_000 },
+  );
+  await frame.locator('canvas#chart-latency').scrollIntoViewIfNeeded();
+  const table = (await frame.locator('table.cases').first().innerText()).replace(/\s+/g, ' ');
+  return { details: `prefilled "${prefilled.trim()}"; results: ${table.slice(0, 140)}`, screenshot: 'benchmark' };
 }
 
 /** Scenario (e): another cluster profile from the status bar changes the hover's estimate. */
 async function clusterProfile({ page, folder }) {
-  const at = classAt(folder);
-  await openFile(page, fixtureFiles.train);
+  const at = gptAt(folder);
+  await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
   const before = await hoverAtCursor(page, { expect: [/DDP/], timeoutMs: 60_000 });
   await dismissWidgets(page);
@@ -159,7 +196,7 @@ async function clusterProfile({ page, folder }) {
 async function badFilesDoNotStopOthers({ page, folder }) {
   await openFile(page, fixtureFiles.broken);
   await openFile(page, fixtureFiles.huge);
-  const at = locate(folder, fixtureFiles.other, 'seen.append(loss.item())', 'seen.append(loss.'.length);
+  const at = locate(folder, fixtureFiles.other, 'losses.append(loss.item())', 'losses.append(loss.'.length);
   await openFile(page, fixtureFiles.other);
   await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
   return { details: `SL101 reported in ${fixtureFiles.other} after opening the broken and the 5 MB file`, screenshot: 'bad-files' };

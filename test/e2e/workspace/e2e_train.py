@@ -16,10 +16,11 @@ class TinyMLP(nn.Module):
         return self.fc2(self.act(self.fc1(x)))
 
 
-def flatten_heads(x):
-    # x: (batch, heads, seq, dim); merging heads and dim after a transpose cannot be a view
+def flatten_heads(batch: int = 4):
+    # (batch, heads, seq, dim); merging heads and dim after a transpose cannot be a view
+    x = torch.randn(batch, 8, 16, 32)
     y = x.transpose(1, 2)
-    return y.view(x.shape[0], x.shape[2], -1)
+    return y.view(batch, 16, -1)
 
 
 def train(loader, steps: int = 100):

@@ -22,7 +22,10 @@ export async function loadFixture(relative: string): Promise<{
 }
 
 /** The position of marker `name`, failing clearly when the fixture lacks it. */
-export function mark(marks: Map<string, { line: number; character: number }>, name: string): { line: number; character: number } {
+export function mark(
+  marks: Map<string, { line: number; character: number }>,
+  name: string,
+): { line: number; character: number } {
   const position = marks.get(name);
   if (!position) throw new Error(`marker ^${name} not found`);
   return position;

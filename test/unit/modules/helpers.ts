@@ -12,7 +12,9 @@ import { fixturesDir, torchPython, wasmDir } from '../../helpers/paths';
 export const modelsDir = join(fixturesDir, 'models');
 
 /** Evaluates a fixture file (relative to test/fixtures/models) with a workspace over the models folder. */
-export async function evaluateFixture(relative: string): Promise<{ trees: ModuleTree[]; workspace: WorkspaceFiles }> {
+export async function evaluateFixture(
+  relative: string,
+): Promise<{ trees: ModuleTree[]; workspace: WorkspaceFiles }> {
   const parser = await initParser({ wasmDir });
   const filePath = join(modelsDir, relative);
   const { root } = parseSource(parser, readFileSync(filePath, 'utf8'));
@@ -27,17 +29,28 @@ export function treeNamed(trees: ModuleTree[], name: string): ModuleTree {
   return tree;
 }
 
-/** Counts from PyTorch itself for `expression` evaluated in fixture module `moduleName`. */
-export function torchTruth(moduleName: string, expression: string): { params: number; trainable: number; buffers: number } {
-  const result = spawnSync(torchPython, [join(modelsDir, 'torch_truth.py'), modelsDir, moduleName, expression], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+/** True counts from PyTorch. */
+export interface TorchCounts {
+  params: number;
+  trainable: number;
+  buffers: number;
+}
+
+/** Counts from PyTorch itself for each `[module, expression]` (one Python process for all). */
+export function torchTruth(cases: [string, string][]): TorchCounts[] {
+  const result = spawnSync(
+    torchPython,
+    [join(modelsDir, 'torch_truth.py'), modelsDir, JSON.stringify(cases)],
+    {
+      encoding: 'utf8',
+      timeout: 300_000,
+    },
+  );
   if (result.status !== 0) {
     const detail = (result.stderr || result.error?.message || '').trim().split('\n').slice(-3).join('\n');
     throw new Error(
-      `${torchPython} could not instantiate ${moduleName}.${expression} with PyTorch (install python3-torch): ${detail}`,
+      `${torchPython} could not instantiate the fixtures with PyTorch (install python3-torch): ${detail}`,
     );
   }
-  return JSON.parse(result.stdout) as { params: number; trainable: number; buffers: number };
+  return JSON.parse(result.stdout) as TorchCounts[];
 }

@@ -1,0 +1,71 @@
+# Fine-tunes the GPT in model.py on the GPUs of one machine, the way many first training
+# scripts look: it works, but every step stalls on the host, fp16 gradients underflow, and
+# DataParallel funnels everything through GPU 0. Each planted mistake is marked with an
+# `# expect:` comment; run `shardlens check examples/demo` to see them all.
+import math
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+from model import GPT, GPTConfig
+
+EPOCHS = 3
+BATCH_SIZE = 8
+LEARNING_RATE = 1e-4
+
+
+class TokenWindows(Dataset):
+    def __init__(self, path: str, block_size: int):
+        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
+        self.block_size = block_size
+
+    def __len__(self) -> int:
+        return len(self.tokens) // self.block_size - 1
+
+    def __getitem__(self, i: int):
+        start = i * self.block_size
+        chunk = torch.from_numpy(self.tokens[start : start + self.block_size + 1].astype(np.int64))
+        return chunk[:-1], chunk[1:]
+
+
+def main() -> None:
+    device = torch.device("cuda")
+    config = GPTConfig()
+    model = GPT(config).to(device)
+    if torch.cuda.device_count() > 1:
+        model = nn.DataParallel(model)  # expect: SL401
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.1)
+
+    dataset = TokenWindows("data/train.bin", config.block_size)
+    loader = DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True)  # expect: SL501
+
+    best_loss = math.inf
+    total_loss = 0.0
+    history = []
+    model.train()
+    for epoch in range(EPOCHS):
+        for step, (x, y) in enumerate(loader):
+            x, y = x.to(device), y.to(device)
+            with torch.cuda.amp.autocast(dtype=torch.float16):  # expect: SL502, SL504
+                _, loss = model(x, y)
+            loss = loss.mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+            total_loss += loss  # expect: SL304
+            history.append(float(loss))  # expect: SL103
+            print(f"epoch {epoch} step {step}: loss {loss.item():.4f}")  # expect: SL101
+            print("loss tensor:", loss)  # expect: SL104
+            if loss < best_loss:  # expect: SL105
+                best_loss = loss.detach()
+                torch.save(model.state_dict(), "best.pt")
+
+        print(f"epoch {epoch}: mean loss {total_loss / len(loader)}")
+        torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, f"epoch{epoch}.pt")
+
+
+if __name__ == "__main__":
+    main()

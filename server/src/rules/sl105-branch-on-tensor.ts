@@ -1,0 +1,79 @@
+// SL105: Python control flow on a tensor (`if loss > best:`, `while t:`, `assert (x >= 0).all()`,
+// `a if t else b`, `t and x`, `not t`) — each truth test is a `bool(t)`, a sync.
+import type { SyntaxNode } from '../parse/syntax';
+import { fieldOf, unwrap } from '../analysis/syntax-helpers';
+import { displayName, isDeviceTensor, syncCost } from './sync-helpers';
+import type { FileModel } from '../analysis/file-model';
+import type { Rule } from './types';
+
+/**
+ * ## What it does
+ * Flags a tensor-valued truth test: the condition of `if`/`elif`/`while`, an `assert`,
+ * a conditional expression, the operands of `and`/`or`/`not`. Comparisons of plain numbers
+ * (`if step > warmup:`) and `is None` tests are not tensors and are never flagged.
+ *
+ * ## Why is this bad?
+ * Python must know the value to pick a branch, so it calls `bool(t)`: the CPU waits for every
+ * queued kernel (`torch.cuda.set_sync_debug_mode("warn")` reports it).
+ *
+ * ## Example
+ * ```python
+ * if torch.isnan(loss):
+ *     raise RuntimeError("nan")
+ * ```
+ *
+ * ## Use instead
+ * Branch on the device (`torch.where`), check once per log interval, or use
+ * `torch._assert_async` for assertions.
+ */
+export const sl105: Rule = {
+  code: 'SL105',
+  name: 'branch-on-tensor',
+  category: 'sync',
+  severity: 'by-role',
+  summary: 'Python control flow on a tensor value calls `bool(t)`: a sync.',
+  check({ model, report }) {
+    const seen = new Set<SyntaxNode>();
+    const flag = (value: SyntaxNode, where: string) => {
+      for (const tested of truthTested(model, value)) {
+        if (seen.has(tested)) continue;
+        seen.add(tested);
+        report({
+          node: tested,
+          message:
+            `${where} tests ${displayName(tested)}, a tensor: Python calls \`bool()\` on it and the CPU waits ` +
+            `for every queued kernel. ${syncCost(model, tested)} Keep the decision on the device ` +
+            `(\`torch.where\`, masking) or check it once per log interval.`,
+        });
+      }
+    };
+    const conditions: [SyntaxNode[], string][] = [
+      [model.nodes.if_statement, 'This `if`'],
+      [model.nodes.elif_clause, 'This `elif`'],
+      [model.nodes.while_statement, 'This `while`'],
+      [model.nodes.conditional_expression, 'This conditional expression'],
+    ];
+    for (const [nodes, where] of conditions) {
+      for (const node of nodes) {
+        const condition =
+          node.type === 'conditional_expression' ? node.children[1] : fieldOf(node, 'condition');
+        if (condition) flag(condition, where);
+      }
+    }
+    for (const assertion of model.nodes.assert_statement) {
+      if (assertion.children[0]) flag(assertion.children[0], 'This `assert`');
+    }
+    for (const node of [...model.nodes.not_operator, ...model.nodes.boolean_operator]) {
+      if (node.type === 'not_operator') flag(node, '`not`');
+      else flag(node.children[0], `\`${node.operator ?? 'and'}\``);
+    }
+  },
+};
+
+/** The tensor-valued sub-expressions whose truth a boolean context evaluates. */
+function truthTested(model: FileModel, expression: SyntaxNode): SyntaxNode[] {
+  const node = unwrap(expression);
+  if (node.type === 'boolean_operator') return node.children.flatMap((child) => truthTested(model, child));
+  if (node.type === 'not_operator') return node.children[0] ? truthTested(model, node.children[0]) : [];
+  return isDeviceTensor(model, node) ? [node] : [];
+}

@@ -1,0 +1,94 @@
+// SL106: ops whose output shape depends on tensor values (`nonzero`, `x[mask]`, `unique`,
+// `masked_select`, one-argument `torch.where`, `repeat_interleave` with tensor repeats).
+import type { SyntaxNode } from '../parse/syntax';
+import { fieldOf, keywordArg, methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { displayName, isBoolTensor, isDeviceTensor, isTensor, syncCost } from './sync-helpers';
+import type { FileModel } from '../analysis/file-model';
+import type { Rule } from './types';
+
+const SHAPE_FROM_VALUES = /^(nonzero|argwhere|masked_select|unique|unique_consecutive)$/;
+
+/**
+ * ## What it does
+ * Flags `torch.nonzero`/`t.nonzero()`, `argwhere`, `masked_select`, `unique`,
+ * `unique_consecutive`, one-argument `torch.where(cond)`, `repeat_interleave` with tensor
+ * repeats and no `output_size=`, and boolean-mask reads `x[mask]` where `mask` is visibly a
+ * boolean tensor. Mask writes (`x[mask] = 0.`) do not sync and are not flagged.
+ *
+ * ## Why is this bad?
+ * The size of the result is only known after the GPU has counted the matching elements, so
+ * the host waits for the count before it can allocate the output
+ * (`torch.cuda.set_sync_debug_mode("warn")` reports every op listed here).
+ *
+ * ## Example
+ * ```python
+ * loss = F.cross_entropy(logits[mask], labels[mask])
+ * ```
+ *
+ * ## Use instead
+ * Keep shapes static: `torch.where(mask, x, 0)`, `ignore_index=-100` in the loss, a
+ * multiplication by the mask, or `repeat_interleave(..., output_size=n)`.
+ */
+export const sl106: Rule = {
+  code: 'SL106',
+  name: 'data-dependent-shape',
+  category: 'sync',
+  severity: 'by-role',
+  summary: 'Ops whose output size depends on tensor values (`nonzero`, `x[mask]`, `unique`) sync the GPU.',
+  check({ model, report }) {
+    const flag = (node: SyntaxNode, what: string) =>
+      report({
+        node,
+        message:
+          `${what} has an output size that depends on the tensor's values, so the host waits for the GPU to ` +
+          `count them. ${syncCost(model, node)} Keep shapes static: \`torch.where(mask, x, 0)\`, multiply ` +
+          `by the mask, \`ignore_index\` in the loss, or pass \`output_size=\`.`,
+      });
+    for (const call of model.nodes.call) {
+      const what = dataDependentCall(model, call);
+      if (what) flag(call, what);
+    }
+    for (const subscript of model.nodes.subscript) {
+      if (isStoreTarget(subscript)) continue;
+      const value = fieldOf(subscript, 'value')!;
+      const indices = subscript.children.filter((c) => c.field === 'subscript');
+      if (indices.length !== 1 || !isDeviceTensor(model, value) || !isBoolTensor(model, indices[0])) continue;
+      flag(
+        subscript,
+        `Boolean-mask indexing \`${displayName(value).replace(/`/g, '')}[${indices[0].text.length <= 30 ? indices[0].text : 'mask'}]\``,
+      );
+    }
+  },
+};
+
+/** A description of the data-dependent call, or undefined. */
+function dataDependentCall(model: FileModel, call: SyntaxNode): string | undefined {
+  const qualified = model.imports.resolve(fieldOf(call, 'function')!);
+  const method = qualified ? undefined : methodCall(call);
+  const name = qualified ? /^torch\.(\w+)$/.exec(qualified)?.[1] : method?.name;
+  if (!name || (method && !isDeviceTensor(model, method.receiver))) return undefined;
+  const args = positionalArgs(call);
+  if (SHAPE_FROM_VALUES.test(name)) return `\`${name}\``;
+  if (name === 'where' && qualified && args.length === 1 && !keywordArg(call, 'input'))
+    return 'One-argument `torch.where`';
+  if (name === 'repeat_interleave' && !keywordArg(call, 'output_size')) {
+    const repeats =
+      keywordArg(call, 'repeats') ?? (qualified && args.length === 1 ? args[0] : args[qualified ? 1 : 0]);
+    if (repeats && isTensor(model, repeats))
+      return '`repeat_interleave` with tensor repeats and no `output_size`';
+  }
+  return undefined;
+}
+
+/** Whether a subscript is written to (`x[m] = v`, `del x[m]`), not read. */
+function isStoreTarget(subscript: SyntaxNode): boolean {
+  const parent = subscript.parent;
+  if (!parent) return false;
+  if (parent.type === 'assignment' && fieldOf(parent, 'left') === subscript) return true;
+  if (
+    (parent.type === 'pattern_list' || parent.type === 'tuple_pattern') &&
+    parent.parent?.type === 'assignment'
+  )
+    return fieldOf(parent.parent, 'left') === parent;
+  return parent.type === 'delete_statement';
+}

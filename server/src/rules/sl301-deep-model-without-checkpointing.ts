@@ -1,0 +1,97 @@
+// SL301: a deep nn.Module (a stack of ≥ 8 blocks, or a depth read from a config) whose
+// forward loops over its blocks, with no activation checkpointing anywhere in the file.
+import type { SyntaxNode } from '../parse/syntax';
+import { fieldOf, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import { blockLoops, blockStacks, isModuleClass, usesActivationCheckpointing } from './memory-helpers';
+import type { Fix, Rule } from './types';
+import type { FileModel } from '../analysis/file-model';
+
+/**
+ * ## What it does
+ * Flags the `for block in self.blocks: x = block(x)` loop in the `forward` of an
+ * `nn.Module` that builds its blocks with `nn.ModuleList([...] for _ in range(n))` (or
+ * `nn.Sequential(*[...])`) where `n` ≥ 8 or comes from a config, when nothing in the file
+ * uses activation checkpointing (`torch.utils.checkpoint`, `gradient_checkpointing_enable`,
+ * `checkpoint_wrapper`, `apply_activation_checkpointing`, an `activation_checkpointing`
+ * option). It is advice (severity information), reported whether or not the file trains,
+ * since model files usually live apart from the training script.
+ *
+ * ## Why is this bad?
+ * Training keeps every layer's activations for the backward pass: about sbh(34 + 5as/h)
+ * bytes per transformer layer in 16-bit (s sequence, b micro-batch, h hidden, a heads;
+ * Korthikanti et al. 2022, arXiv:2205.05198, Table 2). Full recomputation keeps only the
+ * layer input, 2sbh bytes, for about one extra forward pass (~33% more compute). For
+ * s = 2048, b = 8, h = 4096, a = 32 that is 17.2 GB per layer versus 0.13 GB.
+ *
+ * ## Example
+ * ```python
+ * for block in self.blocks:
+ *     x = block(x)
+ * ```
+ *
+ * ## Use instead
+ * ```python
+ * from torch.utils.checkpoint import checkpoint
+ * for block in self.blocks:
+ *     x = checkpoint(block, x, use_reentrant=False)
+ * ```
+ */
+export const sl301: Rule = {
+  code: 'SL301',
+  name: 'deep-model-without-checkpointing',
+  category: 'memory',
+  severity: 'information',
+  summary: 'A deep model loops over its blocks with no activation checkpointing anywhere in the file.',
+  check({ model, report }) {
+    if (usesActivationCheckpointing(model)) return;
+    for (const cls of model.nodes.class_definition) {
+      if (!isModuleClass(model, cls)) continue;
+      const stacks = blockStacks(model, cls);
+      if (stacks.size === 0) continue;
+      for (const found of blockLoops(cls, stacks)) {
+        const header = fieldOf(found.loop, 'right') ?? found.loop;
+        report({
+          node: found.loop,
+          range: { start: found.loop.start, end: header.end },
+          message:
+            `\`${found.stackName}\` stacks ${found.depth} blocks and every block's activations stay in memory ` +
+            `until backward: about sbh(34 + 5as/h) bytes per transformer layer (Korthikanti et al. 2022), ` +
+            `versus 2sbh with activation checkpointing, for about one extra forward pass. Wrap the block call in ` +
+            `\`torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)\` when activations limit the batch or sequence.`,
+          fixes: checkpointFix(model, found.call),
+        });
+      }
+    }
+  },
+};
+
+/** `x = block(x)` → `x = checkpoint(block, x, use_reentrant=False)`, importing `checkpoint` if needed. */
+function checkpointFix(model: FileModel, call: SyntaxNode | undefined): Fix[] {
+  if (!call) return [];
+  const statement = call.parent;
+  const args = positionalArgs(call);
+  const left = statement?.type === 'assignment' ? fieldOf(statement, 'left') : undefined;
+  const argList = fieldOf(call, 'arguments');
+  if (!left || left.type !== 'identifier' || args.length !== 1 || unwrap(args[0]).text !== left.text) return [];
+  if (argList?.children.length !== 1) return [];
+  const edits: Fix['edits'] = [];
+  let name = 'checkpoint';
+  const bound = model.imports.lookup('checkpoint');
+  if (bound !== 'torch.utils.checkpoint.checkpoint') {
+    let taken = !!bound;
+    walk(model.root, (n) => {
+      if (n.type === 'identifier' && n.text === 'checkpoint') taken = true;
+    });
+    if (taken) return [];
+    const imports = model.root.children.filter((c) => c.type === 'import_statement' || c.type === 'import_from_statement');
+    const line = imports.length ? imports[imports.length - 1].end.line + 1 : 0;
+    edits.push({ range: { start: { line, column: 0 }, end: { line, column: 0 } }, newText: 'from torch.utils.checkpoint import checkpoint\n' });
+    name = 'checkpoint';
+  }
+  const callee = fieldOf(call, 'function')!;
+  edits.push({
+    range: { start: call.start, end: call.end },
+    newText: `${name}(${callee.text}, ${args[0].text}, use_reentrant=False)`,
+  });
+  return [{ title: 'Checkpoint each block (`torch.utils.checkpoint`)', edits }];
+}

@@ -1,0 +1,70 @@
+// SL303: Hugging Face gradient checkpointing turned on while `use_cache=True` is requested:
+// the two are incompatible in training; the KV cache is memory spent for nothing.
+import type { SyntaxNode } from '../parse/syntax';
+import { fieldOf, keywordArg, methodCall } from '../analysis/syntax-helpers';
+import type { Rule } from './types';
+
+/**
+ * ## What it does
+ * In a file that calls `model.gradient_checkpointing_enable()` (or passes
+ * `gradient_checkpointing=True` to `TrainingArguments`), flags `use_cache=True` passed to
+ * `from_pretrained` or a forward call, and `model.config.use_cache = True`. Generation
+ * calls (`generate(...)`) are not flagged: caching is right there.
+ *
+ * ## Why is this bad?
+ * A training forward with a KV cache keeps every layer's keys and values (2·b·s·h·L values,
+ * 1 GB for b = 8, s = 2048, h = 4096, L = 32 in bf16... per layer 32 MB) that checkpointing
+ * is trying not to keep. Transformers detects the combination in training, logs
+ * "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`"
+ * and overrides it; custom or older models keep the cache.
+ *
+ * ## Example
+ * ```python
+ * model = AutoModelForCausalLM.from_pretrained(name, use_cache=True)
+ * model.gradient_checkpointing_enable()
+ * ```
+ *
+ * ## Use instead
+ * ```python
+ * model = AutoModelForCausalLM.from_pretrained(name, use_cache=False)
+ * model.gradient_checkpointing_enable()
+ * ```
+ */
+export const sl303: Rule = {
+  code: 'SL303',
+  name: 'use-cache-with-gradient-checkpointing',
+  category: 'memory',
+  severity: 'information',
+  summary: '`use_cache=True` with Hugging Face gradient checkpointing: incompatible, the cache is wasted memory.',
+  check({ model, report }) {
+    const enabled = model.nodes.call.some((call) => {
+      if (methodCall(call)?.name === 'gradient_checkpointing_enable') return true;
+      return keywordArg(call, 'gradient_checkpointing')?.text === 'True';
+    });
+    if (!enabled) return;
+    const message =
+      '`use_cache=True` while gradient checkpointing is enabled: in training the KV cache keeps every ' +
+      "layer's keys and values, the memory checkpointing is meant to save (Transformers overrides it with a " +
+      'warning; other models keep it). Set `use_cache=False` for training.';
+    const flag = (node: SyntaxNode, value: SyntaxNode) =>
+      report({
+        node,
+        range: { start: value.start, end: value.end },
+        message,
+        fixes: [{ title: 'Use `use_cache=False`', edits: [{ range: { start: value.start, end: value.end }, newText: 'False' }] }],
+      });
+    for (const call of model.nodes.call) {
+      const value = keywordArg(call, 'use_cache');
+      if (!value || value.text !== 'True') continue;
+      const name = methodCall(call)?.name ?? fieldOf(call, 'function')?.text;
+      if (name === 'generate' || name === 'prepare_inputs_for_generation') continue;
+      flag(call, value);
+    }
+    for (const assignment of model.nodes.assignment) {
+      const left = fieldOf(assignment, 'left');
+      const right = fieldOf(assignment, 'right');
+      if (left?.type === 'attribute' && /\.config\.use_cache$|^config\.use_cache$/.test(left.text) && right?.text === 'True')
+        flag(assignment, right);
+    }
+  },
+};

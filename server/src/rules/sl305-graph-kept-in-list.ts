@@ -1,0 +1,63 @@
+// SL305: `history.append(loss)` across training steps keeps every step's autograd graph
+// (and the activations it references) alive in the list.
+import { methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { carriedAcross, carriesGraph, hotLoopOf } from './memory-helpers';
+import { detachFix } from './sl304-loss-accumulated-with-graph';
+import type { Rule } from './types';
+
+/**
+ * ## What it does
+ * Flags `items.append(value)` in a training loop when `items` is a list bound before the
+ * loop (never reset inside it) and `value` is a tensor with an autograd graph computed in
+ * the loop: a loss, logits or any model output, not `.detach()`ed.
+ *
+ * ## Why is this bad?
+ * Each appended tensor keeps its graph reachable; until `backward()` runs the graph holds
+ * every saved activation of the step (tens of GB for a large model), and even afterwards
+ * the graph nodes pile up: memory grows each step until out-of-memory.
+ *
+ * ## Example
+ * ```python
+ * losses = []
+ * for x, y in loader:
+ *     loss = criterion(model(x), y)
+ *     loss.backward()
+ *     optimizer.step()
+ *     losses.append(loss)
+ * ```
+ *
+ * ## Use instead
+ * ```python
+ *     losses.append(loss.detach())
+ * ```
+ */
+export const sl305: Rule = {
+  code: 'SL305',
+  name: 'graph-kept-in-list',
+  category: 'memory',
+  severity: 'by-role',
+  summary: 'Tensors with autograd graphs appended to a list across steps keep every graph alive.',
+  check({ model, report }) {
+    for (const call of model.nodes.call) {
+      const method = methodCall(call);
+      const args = positionalArgs(call);
+      if (!method || method.name !== 'append' || args.length !== 1) continue;
+      const list = unwrap(method.receiver);
+      if (list.type !== 'identifier') continue;
+      const role = model.roleOf(call);
+      if (role !== 'hot' && role !== 'logging') continue;
+      const loop = hotLoopOf(model, call);
+      if (!loop || !carriesGraph(model, args[0], loop)) continue;
+      if (!carriedAcross({ name: list.text, use: call, loop, allowed: () => false })) continue;
+      const value = args[0].text.length <= 40 ? args[0].text : 'the tensor';
+      report({
+        node: call,
+        message:
+          `\`${list.text}.append(${value})\` keeps a tensor that still holds its autograd graph, once per step: ` +
+          `every step's graph stays alive in \`${list.text}\` and memory grows until out-of-memory. ` +
+          `Append \`${value}.detach()\` (or \`.detach().cpu()\` to keep it off the GPU).`,
+        fixes: detachFix(model, args[0]),
+      });
+    }
+  },
+};

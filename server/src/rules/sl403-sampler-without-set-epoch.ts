@@ -1,0 +1,128 @@
+// SL403: a shuffling `DistributedSampler` whose epoch loop never calls `set_epoch(epoch)` —
+// every epoch replays the same permutation.
+import type { SyntaxNode } from '../parse/syntax';
+import type { FileModel } from '../analysis/file-model';
+import { fieldOf, keywordArg, walk } from '../analysis/syntax-helpers';
+import { callsTo, frameworkOwnsLoop, mentionsAttribute } from './distributed-helpers';
+import type { Fix, Rule } from './types';
+
+const DISTRIBUTED_SAMPLER = /^torch\.utils\.data\.(distributed\.)?DistributedSampler$/;
+
+/**
+ * ## What it does
+ * Flags the epoch loop of a file that creates a `DistributedSampler` (resolved through the
+ * imports, with shuffling on) and never calls `set_epoch` on anything.
+ *
+ * ## Why is this bad?
+ * `DistributedSampler` seeds its permutation with `seed + epoch`, and `epoch` only changes
+ * through `set_epoch`. Without it every epoch visits the samples in the same order on every
+ * rank — the shuffling the run asked for never happens (PyTorch docs: "calling the
+ * set_epoch() method at the beginning of each epoch before creating the DataLoader iterator
+ * is necessary to make shuffling work properly across multiple epochs").
+ *
+ * ## Example
+ * ```python
+ * sampler = DistributedSampler(dataset)
+ * loader = DataLoader(dataset, sampler=sampler, batch_size=32)
+ * for epoch in range(epochs):
+ *     for x, y in loader:
+ *         ...
+ * ```
+ *
+ * ## Use instead
+ * ```python
+ * for epoch in range(epochs):
+ *     sampler.set_epoch(epoch)
+ *     for x, y in loader:
+ *         ...
+ * ```
+ */
+export const sl403: Rule = {
+  code: 'SL403',
+  name: 'sampler-without-set-epoch',
+  category: 'distributed',
+  severity: 'warning',
+  summary: '`DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order every epoch.',
+  check({ model, report }) {
+    if (frameworkOwnsLoop(model) || mentionsAttribute(model, /^set_epoch$/)) return;
+    const samplers = callsTo(model, DISTRIBUTED_SAMPLER).filter((call) => keywordArg(call, 'shuffle')?.text !== 'False');
+    if (!samplers.length) return;
+    const reported = new Set<SyntaxNode>();
+    for (const loop of epochLoops(model)) {
+      if (reported.has(loop)) continue;
+      reported.add(loop);
+      const variable = fieldOf(loop, 'left');
+      const samplerName = plainSamplerName(samplers);
+      const fixes: Fix[] = [];
+      const body = fieldOf(loop, 'body');
+      const first = body?.children.find((c) => c.type !== 'comment');
+      if (variable?.type === 'identifier' && variable.text !== '_' && samplerName && first) {
+        const indent = ' '.repeat(first.start.column);
+        fixes.push({
+          title: `Call \`${samplerName}.set_epoch(${variable.text})\` at the start of each epoch`,
+          edits: [
+            {
+              range: { start: { line: first.start.line, column: 0 }, end: { line: first.start.line, column: 0 } },
+              newText: `${indent}${samplerName}.set_epoch(${variable.text})\n`,
+            },
+          ],
+        });
+      }
+      const call = variable?.type === 'identifier' && variable.text !== '_' ? variable.text : 'epoch';
+      report({
+        node: fieldOf(loop, 'left') ?? loop,
+        range: { start: loop.start, end: (fieldOf(loop, 'right') ?? loop).end },
+        message:
+          `This epoch loop never calls \`${samplerName ?? 'sampler'}.set_epoch(${call})\`: a \`DistributedSampler\` ` +
+          `seeds its shuffle with \`seed + epoch\` and its epoch stays 0, so every epoch replays the same order ` +
+          `on every rank. Call \`set_epoch\` at the start of each epoch, before iterating the loader.`,
+        fixes,
+      });
+    }
+  },
+};
+
+/** The sampler's variable when there is exactly one plain-name sampler, e.g. `train_sampler`. */
+function plainSamplerName(samplers: SyntaxNode[]): string | undefined {
+  const names = new Set<string>();
+  for (const call of samplers) {
+    const parent = call.parent;
+    const left = parent?.type === 'assignment' && fieldOf(parent, 'right') === call ? fieldOf(parent, 'left') : undefined;
+    if (left?.type !== 'identifier') return undefined;
+    names.add(left.text);
+  }
+  return names.size === 1 ? [...names][0] : undefined;
+}
+
+/** `for` loops that run epochs: they contain a hot loop (directly or in a called same-file function) without being one. */
+function epochLoops(model: FileModel): SyntaxNode[] {
+  const hotFunctions = new Set<string>();
+  for (const fn of model.nodes.function_definition)
+    if (containsHotLoop(model, fn)) hotFunctions.add(fieldOf(fn, 'name')?.text ?? '');
+  const loops: SyntaxNode[] = [];
+  for (const loop of model.nodes.for_statement) {
+    if (model.roles.isHotLoop(loop) || model.roles.enclosingLoop(loop)) continue;
+    const body = fieldOf(loop, 'body');
+    if (!body) continue;
+    let trains = containsHotLoop(model, body);
+    walk(body, (node) => {
+      if (trains) return false;
+      if (node.type !== 'call') return;
+      const callee = fieldOf(node, 'function');
+      const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? fieldOf(callee, 'attribute')?.text : undefined;
+      if (name && hotFunctions.has(name)) trains = true;
+    });
+    if (trains) loops.push(loop);
+  }
+  return loops;
+}
+
+function containsHotLoop(model: FileModel, node: SyntaxNode): boolean {
+  let found = false;
+  walk(node, (current) => {
+    if (found) return false;
+    if ((current.type === 'for_statement' || current.type === 'while_statement') && model.roles.isHotLoop(current))
+      found = true;
+  });
+  return found;
+}

@@ -1,0 +1,90 @@
+// SL404: a DDP/FSDP script whose training DataLoader has no sampler — every rank trains on
+// the whole dataset, in the same order when seeds match.
+import type { SyntaxNode } from '../parse/syntax';
+import type { FileModel } from '../analysis/file-model';
+import { fieldOf, hasSplat, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
+import { callsTo, frameworkOwnsLoop, initsProcessGroup, wrapsOf } from './distributed-helpers';
+import { loopsOverLoader } from './pipeline-helpers';
+import type { Rule } from './types';
+
+const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
+/** Dataset expressions that shard by rank themselves or are iterable (no sampler applies). */
+const SELF_SHARDED = /rank|shard|split_dataset_by_node|world_size|num_replicas|Iterable|streaming|wds\.|webdataset/i;
+
+/**
+ * ## What it does
+ * In a file that calls `init_process_group` and wraps its model in DDP or FSDP (resolved
+ * names), flags a `DataLoader` with neither `sampler=` nor `batch_sampler=` that trains:
+ * `shuffle=True`, or iterated by a training loop. Not for iterable or self-sharding datasets,
+ * nor with accelerate or Lightning (which insert the distributed sampler themselves).
+ *
+ * ## Why is this bad?
+ * Without a `DistributedSampler` each of the N ranks iterates the full dataset: an epoch
+ * costs N times the compute for the same data, and with equal seeds every rank draws the same
+ * batch, so the all-reduced gradient is the single-GPU gradient — N GPUs do one GPU's work.
+ *
+ * ## Example
+ * ```python
+ * model = DDP(model.to(local_rank), device_ids=[local_rank])
+ * loader = DataLoader(dataset, batch_size=32, shuffle=True)
+ * ```
+ *
+ * ## Use instead
+ * ```python
+ * sampler = DistributedSampler(dataset, shuffle=True)
+ * loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+ * ```
+ */
+export const sl404: Rule = {
+  code: 'SL404',
+  name: 'ddp-loader-without-sampler',
+  category: 'distributed',
+  severity: 'warning',
+  summary: 'A DDP training DataLoader without a DistributedSampler makes every rank train on the full dataset.',
+  check({ model, report }) {
+    if (frameworkOwnsLoop(model) || !initsProcessGroup(model) || !wrapsOf(model).length) return;
+    const trainingLoaders = loopsOverLoader(model).filter((entry) => entry.hot);
+    for (const call of callsTo(model, DATA_LOADER)) {
+      if (hasSplat(call) || keywordArg(call, 'sampler') || keywordArg(call, 'batch_sampler')) continue;
+      const positional = positionalArgs(call);
+      // DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, ...): a 4th/5th positional is a sampler.
+      if (positional.length >= 4) continue;
+      const dataset = positional[0] ?? keywordArg(call, 'dataset');
+      if (!dataset || selfSharded(model, dataset)) continue;
+      const shuffle = keywordArg(call, 'shuffle') ?? positional[2];
+      const assigned = call.parent?.type === 'assignment' ? fieldOf(call.parent, 'left')?.text : undefined;
+      const trains = shuffle?.text === 'True' || (!!assigned && trainingLoaders.some((entry) => entry.loader === assigned));
+      if (!trains) continue;
+      report({
+        node: call,
+        message:
+          'This DataLoader of a DDP/FSDP script has no `sampler=`: every rank iterates the whole dataset, so an ' +
+          'epoch costs N× the compute and, with equal seeds, each rank draws the same batches — the averaged ' +
+          'gradient is one GPU\'s gradient. Pass `sampler=DistributedSampler(dataset)` (and drop `shuffle=True`), ' +
+          'then call `sampler.set_epoch(epoch)` every epoch.',
+      });
+    }
+  },
+};
+
+/** Whether the dataset expression (or what its name was assigned) shards by rank or is iterable. */
+function selfSharded(model: FileModel, dataset: SyntaxNode): boolean {
+  if (SELF_SHARDED.test(dataset.text)) return true;
+  if (dataset.type !== 'identifier') return false;
+  for (const assignment of model.nodes.assignment) {
+    if (fieldOf(assignment, 'left')?.text !== dataset.text) continue;
+    const right = fieldOf(assignment, 'right');
+    if (!right) continue;
+    if (SELF_SHARDED.test(right.text) || iterableClass(model, right)) return true;
+  }
+  return false;
+}
+
+/** Whether `value` constructs a same-file class deriving from IterableDataset. */
+function iterableClass(model: FileModel, value: SyntaxNode): boolean {
+  if (value.type !== 'call') return false;
+  const name = fieldOf(value, 'function')?.text;
+  return model.nodes.class_definition.some(
+    (cls) => fieldOf(cls, 'name')?.text === name && /IterableDataset/.test(fieldOf(cls, 'superclasses')?.text ?? ''),
+  );
+}

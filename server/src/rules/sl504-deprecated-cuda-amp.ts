@@ -1,0 +1,72 @@
+// SL504: `torch.cuda.amp.autocast(...)` / `torch.cuda.amp.GradScaler(...)`, deprecated since
+// PyTorch 2.4 in favour of the device-generic `torch.amp` spellings.
+import { fieldOf, hasSplat, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { calleeName } from './distributed-helpers';
+import type { Fix, Rule } from './types';
+
+const DEPRECATED = /^torch\.cuda\.amp\.(autocast_mode\.|grad_scaler\.)?(autocast|GradScaler)$/;
+
+/**
+ * ## What it does
+ * Flags calls of `torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` (resolved, so
+ * `from torch.cuda.amp import autocast` is caught too). The fix rewrites a call spelled
+ * `torch.cuda.amp.X(...)` with keyword-only arguments to `torch.amp.X("cuda", ...)`.
+ *
+ * ## Why is this bad?
+ * Since PyTorch 2.4 both emit a `FutureWarning` ("`torch.cuda.amp.autocast(args...)` is
+ * deprecated. Please use `torch.amp.autocast('cuda', args...)` instead."), once per call site
+ * and process, and will be removed. The `torch.amp` spellings (autocast since 1.10, GradScaler
+ * since 2.3) take the device type explicitly and work on CUDA, ROCm, XPU and CPU alike.
+ *
+ * ## Example
+ * ```python
+ * scaler = torch.cuda.amp.GradScaler()
+ * with torch.cuda.amp.autocast(dtype=torch.float16):
+ *     ...
+ * ```
+ *
+ * ## Use instead
+ * ```python
+ * scaler = torch.amp.GradScaler("cuda")
+ * with torch.amp.autocast("cuda", dtype=torch.float16):
+ *     ...
+ * ```
+ */
+export const sl504: Rule = {
+  code: 'SL504',
+  name: 'deprecated-cuda-amp',
+  category: 'pipeline',
+  severity: 'information',
+  summary: '`torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda", ...)`.',
+  check({ model, report }) {
+    for (const call of model.nodes.call) {
+      const match = DEPRECATED.exec(calleeName(model, call) ?? '');
+      if (!match) continue;
+      const member = match[2];
+      const callee = unwrap(fieldOf(call, 'function')!);
+      const args = fieldOf(call, 'arguments');
+      const fixes: Fix[] = [];
+      // NOTE: positional arguments shift meaning (`autocast(True)` is `enabled`, but the second
+      // positional of `torch.amp.autocast` is `dtype`), so only keyword-only calls are rewritten.
+      const prefix = /^(\w+)\.cuda\.amp\.(autocast_mode\.|grad_scaler\.)?\w+$/.exec(callee.text);
+      if (prefix && args?.type === 'argument_list' && !positionalArgs(call).length && !hasSplat(call)) {
+        const hasKeywords = args.children.some((c) => c.type === 'keyword_argument');
+        const open = { line: args.start.line, column: args.start.column + 1 };
+        fixes.push({
+          title: `Use \`${prefix[1]}.amp.${member}("cuda", ...)\``,
+          edits: [
+            { range: { start: callee.start, end: callee.end }, newText: `${prefix[1]}.amp.${member}` },
+            { range: { start: open, end: open }, newText: hasKeywords ? '"cuda", ' : '"cuda"' },
+          ],
+        });
+      }
+      report({
+        node: call,
+        message:
+          `\`torch.cuda.amp.${member}\` is deprecated since PyTorch 2.4 (it emits a FutureWarning): use ` +
+          `\`torch.amp.${member}("cuda", ...)\` with the same keyword arguments.`,
+        fixes,
+      });
+    }
+  },
+};

@@ -1,0 +1,61 @@
+// Spawns the bundled server (`node server.js --stdio`) from a temporary folder outside the
+// repository holding only the bundle and the two wasm files, so nothing can be found in
+// node_modules: initialize, didOpen, diagnostics, shutdown and exit.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LspClient, fileUri } from '../helpers/lsp-client';
+import { wasmDir } from '../helpers/paths';
+
+test('the bundled server runs alone over stdio', { timeout: 60_000 }, async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'shardlens-stdio-'));
+  for (const name of ['server.js', 'tree-sitter.wasm', 'tree-sitter-python.wasm'])
+    copyFileSync(join(wasmDir, name), join(folder, name));
+  const child = spawn(process.execPath, [join(folder, 'server.js'), '--stdio'], {
+    cwd: folder,
+    env: { ...process.env, NODE_PATH: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const client = new LspClient(child.stdout, child.stdin);
+  try {
+    const result = await client.initialize();
+    assert.equal(result.serverInfo?.name, 'shardlens');
+    const uri = fileUri(join(folder, 'train.py'));
+    await client.open(
+      uri,
+      [
+        'import torch',
+        'for x, y in loader:',
+        '    loss = model(x).sum()',
+        '    loss.backward()',
+        '    opt.step()',
+        '    print(loss.item())',
+        '',
+      ].join('\n'),
+    );
+    const diagnostics = await client.diagnostics(uri, 1, 0, 20_000);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, d.range.start.line]),
+      [['SL101', 5]],
+      `stderr: ${stderr}\nlog: ${client.messages.join('\n')}`,
+    );
+    assert.equal(
+      client.messages.filter((m) => /grammar|Error/.test(m)).length,
+      0,
+      client.messages.join('\n'),
+    );
+    await client.shutdown(true);
+    const code = await exited;
+    assert.equal(code, 0, `stderr: ${stderr}`);
+  } finally {
+    client.dispose();
+    if (child.exitCode === null) child.kill();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});

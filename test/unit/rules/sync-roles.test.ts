@@ -1,0 +1,43 @@
+// SL1xx severities follow the role: the fixture harness checks codes only, so this checks
+// that logging-branch syncs are information, eval-loop syncs are hints, and hot-step syncs
+// are warnings, on the framework-style fixtures.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyzeSource } from '../../helpers/analyze';
+import { fixturesDir } from '../../helpers/paths';
+
+async function severities(name: string): Promise<string[]> {
+  const path = join(fixturesDir, 'rules', 'sl1', name);
+  const result = await analyzeSource(readFileSync(path, 'utf8'), {}, path);
+  return result.findings
+    .filter((f) => f.code.startsWith('SL1'))
+    .map((f) => `${f.range.start.line + 1} ${f.code} ${f.severity}`);
+}
+
+test('nanoGPT style: the eval .item() is a hint, the logging .item() is information, nothing warns', async () => {
+  assert.deepEqual(await severities('nanogpt_style.py'), ['47 SL101 hint', '108 SL101 information']);
+});
+
+test('DeepSpeed style: per-step .item() warns', async () => {
+  assert.deepEqual(await severities('deepspeed_style.py'), ['25 SL101 warning']);
+});
+
+test('accelerate style: logging-branch .item() is information, per-step .item() warns', async () => {
+  assert.deepEqual(await severities('hf_accelerate_style.py'), ['40 SL101 information', '42 SL101 warning']);
+});
+
+test('SL107 in a log-interval branch is information; SL110 warns even in eval', async () => {
+  const found = await severities('sl107_sl108.py');
+  assert.ok(found.includes('45 SL107 information'), found.join('\n'));
+  const copies = await severities('sl109_sl110.py');
+  assert.ok(copies.includes('43 SL110 warning'), copies.join('\n'));
+});
+
+test('the role is named in the message: logging syncs say they run once per log interval', async () => {
+  const path = join(fixturesDir, 'rules', 'sl1', 'nanogpt_style.py');
+  const result = await analyzeSource(readFileSync(path, 'utf8'), {}, path);
+  const logging = result.findings.find((f) => f.severity === 'information' && f.code === 'SL101');
+  assert.match(logging?.message ?? '', /once per log interval/);
+});
