@@ -49,6 +49,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
   let workspace: WorkspaceFiles | undefined;
   let workspaceRoots: string[] = [];
   let canPullConfiguration = false;
+  let canWatchFolders = false;
 
   const log = (message: string) => connection.console.log(message);
   const logError = (context: string, error: unknown) =>
@@ -81,6 +82,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
 
   connection.onInitialize((params): InitializeResult => {
     canPullConfiguration = !!params.capabilities.workspace?.configuration;
+    canWatchFolders = !!params.capabilities.workspace?.workspaceFolders;
     workspaceRoots = (params.workspaceFolders ?? [])
       .map((folder) => filePathOf(folder.uri))
       .filter((p): p is string => !!p);
@@ -115,6 +117,9 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       connection.client.register(DidChangeConfigurationNotification.type, undefined).catch(() => undefined);
       await refreshSettings();
     }
+    // NOTE: vscode-languageserver throws here when the client did not announce workspace
+    // folder support, which failed the whole `initialized` handler for such clients.
+    if (!canWatchFolders) return;
     connection.workspace.onDidChangeWorkspaceFolders((event) => {
       const removed = new Set(event.removed.map((f) => filePathOf(f.uri)));
       workspaceRoots = workspaceRoots.filter((r) => !removed.has(r));

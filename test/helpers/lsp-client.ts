@@ -43,6 +43,8 @@ export interface InitializeOptions {
   settings?: Record<string, unknown>;
   /** Workspace folders as file-system paths. */
   workspaceFolders?: string[];
+  /** Whether the client announces workspace folder support (default true, as VS Code does). */
+  workspaceFolderSupport?: boolean;
 }
 
 const POLL_MS = 5;
@@ -115,7 +117,11 @@ export class LspClient {
       workspaceFolders: folders.map((path, i) => ({ uri: fileUri(path), name: `folder${i}` })),
       initializationOptions: { settings: this.settings },
       capabilities: {
-        workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+        workspace: {
+          configuration: true,
+          didChangeConfiguration: { dynamicRegistration: true },
+          workspaceFolders: options.workspaceFolderSupport ?? true,
+        },
         textDocument: {
           synchronization: { dynamicRegistration: false },
           publishDiagnostics: { versionSupport: true, codeDescriptionSupport: true, dataSupport: true },

@@ -24,7 +24,8 @@ test('the bundled server runs alone over stdio', { timeout: 60_000 }, async () =
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const client = new LspClient(child.stdout, child.stdin);
   try {
-    const result = await client.initialize();
+    // A client without workspace folder support, unlike VS Code: the server must cope.
+    const result = await client.initialize({ workspaceFolderSupport: false });
     assert.equal(result.serverInfo?.name, 'shardlens');
     const uri = fileUri(join(folder, 'train.py'));
     await client.open(
@@ -41,14 +42,13 @@ test('the bundled server runs alone over stdio', { timeout: 60_000 }, async () =
     );
     const diagnostics = await client.diagnostics(uri, 1, 0, 20_000);
     assert.deepEqual(
-      diagnostics.map((d) => [d.code, d.range.start.line]),
+      diagnostics.filter((d) => d.code === 'SL101').map((d) => [d.code, d.range.start.line]),
       [['SL101', 5]],
       `stderr: ${stderr}\nlog: ${client.messages.join('\n')}`,
     );
-    assert.equal(
-      client.messages.filter((m) => /grammar|Error/.test(m)).length,
-      0,
-      client.messages.join('\n'),
+    assert.deepEqual(
+      client.messages.filter((m) => /grammar|Error|failed/.test(m)),
+      [],
     );
     await client.shutdown(true);
     const code = await exited;

@@ -90,9 +90,21 @@ export class LayoutEvaluator {
     let args = positionalArgs(call).slice(skip);
     if (args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type)) args = unwrap(args[0]).children;
     const argList = fieldOf(call, 'arguments');
-    if (argList?.children.some((c) => c.type === 'list_splat' || c.type === 'keyword_argument')) return undefined;
+    if (argList?.children.some((c) => c.type === 'list_splat')) return undefined;
+    // NOTE: a lone non-literal argument may be a tuple (`x.view(new_shape)`) or a dtype: only sure ints count.
+    if (args.length === 1 && positionalArgs(call).length - skip === 1 && !this.surelyInt(args[0])) return undefined;
     const sizes = args.map((a) => this.sizeOf(a));
     return sizes.every((s) => s !== undefined) ? (sizes as (Size | -1)[]) : undefined;
+  }
+
+  private surelyInt(node: SyntaxNode): boolean {
+    const target = unwrap(node);
+    if (literalInt(target) !== undefined || this.sizeQuery(target)) return true;
+    if (target.type === 'binary_operator') return ['*', '//'].includes(target.operator ?? '');
+    if (target.type !== 'identifier') return false;
+    const binding = reachingBinding(target, target.text);
+    if (binding?.kind === 'unpack') return !!this.shapeSource(binding.value) || isSizeCall(binding.value);
+    return binding?.kind === 'value' && this.surelyInt(binding.value);
   }
 
   private compute(node: SyntaxNode): Layout | undefined {
@@ -343,6 +355,14 @@ export class LayoutEvaluator {
 /** The layout of an element-wise result: same shape, contiguous when the input is. */
 export function sameShapeResult(layout: Layout): Layout {
   return isContiguous(layout) ? contiguous(layout.sizes) : { sizes: layout.sizes, strides: null };
+}
+
+function isSizeCall(node: SyntaxNode): boolean {
+  const value = unwrap(node);
+  return (
+    (value.type === 'attribute' && fieldOf(value, 'attribute')?.text === 'shape') ||
+    (methodCall(value)?.name === 'size' && positionalArgs(value).length === 0)
+  );
 }
 
 /** A literal integer (possibly negative), else undefined. */

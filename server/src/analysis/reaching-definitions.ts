@@ -49,8 +49,11 @@ export function reachingBinding(use: SyntaxNode, name: string): Binding | undefi
   return last.binding;
 }
 
+/** The block a binding certainly executes in: a `with` body always runs, so it counts as its parent block. */
 function enclosingBlock(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent) if (BLOCKS.has(current.type)) return current;
+  for (let current = node.parent; current; current = current.parent) {
+    if (BLOCKS.has(current.type) && current.parent?.type !== 'with_statement') return current;
+  }
   return undefined;
 }
 

@@ -47,7 +47,10 @@ export function wrapsOf(model: FileModel): Wrap[] {
     const kind = DDP_CLASS.test(name) ? 'ddp' : FSDP_CLASS.test(name) ? 'fsdp' : undefined;
     if (!kind) continue;
     const parent = call.parent;
-    const target = parent?.type === 'assignment' && fieldOf(parent, 'right') === call ? fieldOf(parent, 'left') : undefined;
+    const target =
+      parent?.type === 'assignment' && fieldOf(parent, 'right') === call
+        ? fieldOf(parent, 'left')
+        : undefined;
     wraps.push({ call, kind, target, inner: positionalArgs(call)[0] ?? fieldOfKeyword(call, 'module') });
   }
   return wraps;
@@ -66,7 +69,11 @@ function fieldOfKeyword(call: SyntaxNode, name: string): SyntaxNode | undefined 
  */
 export function frameworkOwnsLoop(model: FileModel): boolean {
   const imports = model.imports;
-  if (['accelerate', 'lightning', 'pytorch_lightning', 'deepspeed', 'composer', 'colossalai'].some((m) => imports.importsFrom(m)))
+  if (
+    ['accelerate', 'lightning', 'pytorch_lightning', 'deepspeed', 'composer', 'colossalai'].some((m) =>
+      imports.importsFrom(m),
+    )
+  )
     return true;
   return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
 }
@@ -83,11 +90,15 @@ export function mentionsAttribute(model: FileModel, names: RegExp): boolean {
 }
 
 /** Whether a subtree contains a training call (backward or an optimizer step), outside nested functions. */
-export function containsTrainingCall(node: SyntaxNode, predicate: (call: SyntaxNode) => boolean = isBackwardOrStep): boolean {
+export function containsTrainingCall(
+  node: SyntaxNode,
+  predicate: (call: SyntaxNode) => boolean = isBackwardOrStep,
+): boolean {
   let found = false;
   walk(node, (current) => {
     if (found) return false;
-    if (current !== node && (current.type === 'function_definition' || current.type === 'lambda')) return false;
+    if (current !== node && (current.type === 'function_definition' || current.type === 'lambda'))
+      return false;
     if (current.type === 'call' && predicate(current)) found = true;
   });
   return found;
@@ -127,8 +138,15 @@ export function followsInFlow(earlier: SyntaxNode, later: SyntaxNode): boolean {
   for (let n: SyntaxNode | null = earlier; n && n !== common; n = n.parent)
     if (n.type === 'function_definition' || n.type === 'class_definition') return false;
   for (let n: SyntaxNode | null = later; n && n !== common; n = n.parent)
-    if (n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda') return false;
-  const branchy = new Set(['if_statement', 'try_statement', 'elif_clause', 'match_statement', 'conditional_expression']);
+    if (n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'lambda')
+      return false;
+  const branchy = new Set([
+    'if_statement',
+    'try_statement',
+    'elif_clause',
+    'match_statement',
+    'conditional_expression',
+  ]);
   if (branchy.has(common.type)) {
     // Same statement, different arms: the later arm only runs when the earlier one did not.
     let aboveEarlier: SyntaxNode = earlier;

@@ -38,7 +38,8 @@ export function loopsOverLoader(model: FileModel): LoaderLoop[] {
         const assignment = statement.children[0];
         if (assignment?.type !== 'assignment') continue;
         const root = rootIdentifier(fieldOf(assignment, 'right') ?? assignment);
-        if (root && batchNames.has(root)) for (const name of targetNames(fieldOf(assignment, 'left'))) batchNames.add(name);
+        if (root && batchNames.has(root))
+          for (const name of targetNames(fieldOf(assignment, 'left'))) batchNames.add(name);
       }
     }
     loops.push({ loop, loader: iterated.text, batchNames, hot: model.roles.isHotLoop(loop) });
@@ -87,7 +88,11 @@ export function isCudaDevice(model: FileModel, device: SyntaxNode): boolean {
   const target = unwrap(device);
   if (/cuda/.test(target.text)) return true;
   if (target.type !== 'identifier' && target.type !== 'attribute') return false;
-  if (/^(local_rank|ddp_local_rank|gpu|gpu_id|device_id)$/.test(fieldOf(target, 'attribute')?.text ?? target.text))
+  if (
+    /^(local_rank|ddp_local_rank|gpu|gpu_id|device_id)$/.test(
+      fieldOf(target, 'attribute')?.text ?? target.text,
+    )
+  )
     return /cuda|nccl/.test(model.source.text);
   return model.nodes.assignment.some((assignment) => {
     if (fieldOf(assignment, 'left')?.text !== target.text) return false;
@@ -98,7 +103,8 @@ export function isCudaDevice(model: FileModel, device: SyntaxNode): boolean {
 /** The precision an autocast call selects. */
 export type AutocastPrecision = 'fp16' | 'bf16' | 'other' | 'unknown' | 'disabled';
 
-const AUTOCAST = /^torch\.(autocast|amp\.autocast|amp\.autocast_mode\.autocast|cuda\.amp\.autocast|cuda\.amp\.autocast_mode\.autocast)$/;
+const AUTOCAST =
+  /^torch\.(autocast|amp\.autocast|amp\.autocast_mode\.autocast|cuda\.amp\.autocast|cuda\.amp\.autocast_mode\.autocast)$/;
 
 /** Every autocast call (resolved): `torch.autocast`, `torch.amp.autocast`, `torch.cuda.amp.autocast`. */
 export function autocastCalls(model: FileModel): SyntaxNode[] {
@@ -120,7 +126,8 @@ export function autocastPrecision(model: FileModel, call: SyntaxNode): AutocastP
     return /^['"](cpu|xpu|hpu|mps)['"]$/.test(deviceType) ? 'other' : 'unknown';
   }
   const dtypeName = model.imports.resolve(unwrap(dtype)) ?? '';
-  if (/^torch\.(float16|half)$/.test(dtypeName)) return enabled && enabled.text !== 'True' ? 'unknown' : 'fp16';
+  if (/^torch\.(float16|half)$/.test(dtypeName))
+    return enabled && enabled.text !== 'True' ? 'unknown' : 'fp16';
   if (dtypeName === 'torch.bfloat16') return enabled && enabled.text !== 'True' ? 'unknown' : 'bf16';
   return 'unknown';
 }

@@ -2,7 +2,7 @@
 // `a if t else b`, `t and x`, `not t`) — each truth test is a `bool(t)`, a sync.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, unwrap } from '../analysis/syntax-helpers';
-import { displayName, isDeviceTensor, syncCost } from './sync-helpers';
+import { displayName, isDeviceTensor, lastAssignedValue, syncCost } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
 
@@ -75,5 +75,16 @@ function truthTested(model: FileModel, expression: SyntaxNode): SyntaxNode[] {
   const node = unwrap(expression);
   if (node.type === 'boolean_operator') return node.children.flatMap((child) => truthTested(model, child));
   if (node.type === 'not_operator') return node.children[0] ? truthTested(model, node.children[0]) : [];
-  return isDeviceTensor(model, node) ? [node] : [];
+  if (!isDeviceTensor(model, node)) return [];
+  // NOTE: a bare name, item or attribute (`if not batch:`, `if outputs.loss:`) is usually an
+  // emptiness or None test of a dict or list the analysis took for a tensor; flag a bare name
+  // only when it was visibly assigned a tensor computation.
+  if (node.type === 'subscript' || node.type === 'attribute') return [];
+  if (node.type === 'identifier') {
+    const value = lastAssignedValue(model, node);
+    const computed =
+      value && /^(call|comparison_operator|binary_operator|unary_operator)$/.test(unwrap(value).type);
+    return computed && isDeviceTensor(model, value) ? [node] : [];
+  }
+  return [node];
 }

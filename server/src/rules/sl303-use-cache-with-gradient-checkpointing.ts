@@ -2,6 +2,7 @@
 // the two are incompatible in training; the KV cache is memory spent for nothing.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, methodCall } from '../analysis/syntax-helpers';
+import { scopeOf } from '../analysis/reaching-definitions';
 import type { Rule } from './types';
 
 /**
@@ -12,9 +13,9 @@ import type { Rule } from './types';
  * calls (`generate(...)`) are not flagged: caching is right there.
  *
  * ## Why is this bad?
- * A training forward with a KV cache keeps every layer's keys and values (2·b·s·h·L values,
- * 1 GB for b = 8, s = 2048, h = 4096, L = 32 in bf16... per layer 32 MB) that checkpointing
- * is trying not to keep. Transformers detects the combination in training, logs
+ * A training forward with a KV cache keeps every layer's keys and values, 2·b·s·h values
+ * per layer (268 MB per layer in bf16 for b = 8, s = 2048, h = 4096; 8.6 GB for 32 layers),
+ * memory that checkpointing is trying not to keep. Transformers detects the combination in training, logs
  * "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`"
  * and overrides it; custom or older models keep the cache.
  *
@@ -37,11 +38,15 @@ export const sl303: Rule = {
   severity: 'information',
   summary: '`use_cache=True` with Hugging Face gradient checkpointing: incompatible, the cache is wasted memory.',
   check({ model, report }) {
-    const enabled = model.nodes.call.some((call) => {
-      if (methodCall(call)?.name === 'gradient_checkpointing_enable') return true;
-      return keywordArg(call, 'gradient_checkpointing')?.text === 'True';
-    });
-    if (!enabled) return;
+    const enablers = model.nodes.call.filter(
+      (call) =>
+        methodCall(call)?.name === 'gradient_checkpointing_enable' ||
+        keywordArg(call, 'gradient_checkpointing')?.text === 'True',
+    );
+    if (enablers.length === 0) return;
+    // NOTE: only sites in a scope that enables checkpointing (or any scope when it is enabled at module level).
+    const scopes = new Set(enablers.map((call) => scopeOf(call)));
+    const inScope = (node: SyntaxNode) => scopes.has(scopeOf(node)) || [...scopes].some((s) => s.type === 'module');
     const message =
       '`use_cache=True` while gradient checkpointing is enabled: in training the KV cache keeps every ' +
       "layer's keys and values, the memory checkpointing is meant to save (Transformers overrides it with a " +
@@ -57,13 +62,13 @@ export const sl303: Rule = {
       const value = keywordArg(call, 'use_cache');
       if (!value || value.text !== 'True') continue;
       const name = methodCall(call)?.name ?? fieldOf(call, 'function')?.text;
-      if (name === 'generate' || name === 'prepare_inputs_for_generation') continue;
+      if (name === 'generate' || name === 'prepare_inputs_for_generation' || !inScope(call)) continue;
       flag(call, value);
     }
     for (const assignment of model.nodes.assignment) {
       const left = fieldOf(assignment, 'left');
       const right = fieldOf(assignment, 'right');
-      if (left?.type === 'attribute' && /\.config\.use_cache$|^config\.use_cache$/.test(left.text) && right?.text === 'True')
+      if (left?.type === 'attribute' && /\.config\.use_cache$|^config\.use_cache$/.test(left.text) && right?.text === 'True' && inScope(assignment))
         flag(assignment, right);
     }
   },

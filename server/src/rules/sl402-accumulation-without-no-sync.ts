@@ -2,7 +2,13 @@
 // all-reduced after every micro-batch instead of once per optimizer step.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, isWithin, walk } from '../analysis/syntax-helpers';
-import { containsTrainingCall, frameworkOwnsLoop, isBackwardCall, isOptimizerStep, wrapsOf } from './distributed-helpers';
+import {
+  containsTrainingCall,
+  frameworkOwnsLoop,
+  isBackwardCall,
+  isOptimizerStep,
+  wrapsOf,
+} from './distributed-helpers';
 import type { Rule } from './types';
 
 /** Any of these in the file means gradient sync is managed (DDP/FSDP1 `no_sync`, nanoGPT's flag, FSDP2). */
@@ -19,10 +25,9 @@ const SYNC_CONTROL = /\bno_sync\b|require_backward_grad_sync|set_requires_gradie
  * ## Why is this bad?
  * DDP all-reduces every gradient bucket during each backward: 2Ψ bytes per rank for Ψ
  * parameters (ZeRO paper, arXiv:1910.02054 §5). With `accum` micro-batches per step that is
- * `accum` all-reduces where one would do. For a 7B-parameter model in bf16 (14 GB of
- * gradients) a ring all-reduce on 8×H100 over NVLink (≈ 360 GB/s bus bandwidth measured by
- * nccl-tests) takes ≈ 2·7/8·14 GB / 360 GB/s ≈ 68 ms per micro-batch, much of which is no
- * longer hidden behind compute.
+ * `accum` all-reduces where one would do. For a 7B-parameter model with bf16 gradients
+ * (14 GB) a ring all-reduce on 8×H100 over NVLink 4 (450 GB/s per direction, FACTS.md) takes at
+ * least 2·7/8·14 GB / 450 GB/s ≈ 54 ms per micro-batch (nccl-tests' bus factor 2(n−1)/n).
  *
  * ## Example
  * ```python
@@ -77,7 +82,10 @@ export const sl402: Rule = {
 };
 
 /** `loop` is a micro-batch loop: it does not step the optimizer, but its enclosing loop does, after it. */
-function innerMicroBatchLoop(model: Parameters<Rule['check']>[0]['model'], loop: SyntaxNode): string | undefined {
+function innerMicroBatchLoop(
+  model: Parameters<Rule['check']>[0]['model'],
+  loop: SyntaxNode,
+): string | undefined {
   if (containsTrainingCall(fieldOf(loop, 'body') ?? loop, isOptimizerStep)) return undefined;
   const outer = model.roles.enclosingLoop(loop);
   if (!outer) return undefined;
@@ -95,7 +103,11 @@ function guardedStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined
   let found: string | undefined;
   walk(fieldOf(loop, 'body') ?? loop, (node) => {
     if (found) return false;
-    if (node.type === 'function_definition' || node.type === 'for_statement' || node.type === 'while_statement')
+    if (
+      node.type === 'function_definition' ||
+      node.type === 'for_statement' ||
+      node.type === 'while_statement'
+    )
       return node === loop ? undefined : false;
     if (node.type !== 'if_statement') return;
     const condition = fieldOf(node, 'condition');
@@ -105,7 +117,8 @@ function guardedStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined
     walk(condition, (c) => {
       if (c.type === 'binary_operator' && c.operator === '%') modulo = true;
     });
-    if (modulo && containsTrainingCall(consequence, isOptimizerStep)) found = `\`${condition.text}\` guards the step`;
+    if (modulo && containsTrainingCall(consequence, isOptimizerStep))
+      found = `\`${condition.text}\` guards the step`;
   });
   return found;
 }

@@ -42,10 +42,13 @@ export const sl403: Rule = {
   name: 'sampler-without-set-epoch',
   category: 'distributed',
   severity: 'warning',
-  summary: '`DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order every epoch.',
+  summary:
+    '`DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order every epoch.',
   check({ model, report }) {
     if (frameworkOwnsLoop(model) || mentionsAttribute(model, /^set_epoch$/)) return;
-    const samplers = callsTo(model, DISTRIBUTED_SAMPLER).filter((call) => keywordArg(call, 'shuffle')?.text !== 'False');
+    const samplers = callsTo(model, DISTRIBUTED_SAMPLER).filter(
+      (call) => keywordArg(call, 'shuffle')?.text !== 'False',
+    );
     if (!samplers.length) return;
     const reported = new Set<SyntaxNode>();
     for (const loop of epochLoops(model)) {
@@ -62,7 +65,10 @@ export const sl403: Rule = {
           title: `Call \`${samplerName}.set_epoch(${variable.text})\` at the start of each epoch`,
           edits: [
             {
-              range: { start: { line: first.start.line, column: 0 }, end: { line: first.start.line, column: 0 } },
+              range: {
+                start: { line: first.start.line, column: 0 },
+                end: { line: first.start.line, column: 0 },
+              },
               newText: `${indent}${samplerName}.set_epoch(${variable.text})\n`,
             },
           ],
@@ -87,7 +93,10 @@ function plainSamplerName(samplers: SyntaxNode[]): string | undefined {
   const names = new Set<string>();
   for (const call of samplers) {
     const parent = call.parent;
-    const left = parent?.type === 'assignment' && fieldOf(parent, 'right') === call ? fieldOf(parent, 'left') : undefined;
+    const left =
+      parent?.type === 'assignment' && fieldOf(parent, 'right') === call
+        ? fieldOf(parent, 'left')
+        : undefined;
     if (left?.type !== 'identifier') return undefined;
     names.add(left.text);
   }
@@ -109,7 +118,12 @@ function epochLoops(model: FileModel): SyntaxNode[] {
       if (trains) return false;
       if (node.type !== 'call') return;
       const callee = fieldOf(node, 'function');
-      const name = callee?.type === 'identifier' ? callee.text : callee?.type === 'attribute' ? fieldOf(callee, 'attribute')?.text : undefined;
+      const name =
+        callee?.type === 'identifier'
+          ? callee.text
+          : callee?.type === 'attribute'
+            ? fieldOf(callee, 'attribute')?.text
+            : undefined;
       if (name && hotFunctions.has(name)) trains = true;
     });
     if (trains) loops.push(loop);
@@ -121,7 +135,10 @@ function containsHotLoop(model: FileModel, node: SyntaxNode): boolean {
   let found = false;
   walk(node, (current) => {
     if (found) return false;
-    if ((current.type === 'for_statement' || current.type === 'while_statement') && model.roles.isHotLoop(current))
+    if (
+      (current.type === 'for_statement' || current.type === 'while_statement') &&
+      model.roles.isHotLoop(current)
+    )
       found = true;
   });
   return found;

@@ -9,7 +9,8 @@ import type { Rule } from './types';
 
 const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
 /** Dataset expressions that shard by rank themselves or are iterable (no sampler applies). */
-const SELF_SHARDED = /rank|shard|split_dataset_by_node|world_size|num_replicas|Iterable|streaming|wds\.|webdataset/i;
+const SELF_SHARDED =
+  /rank|shard|split_dataset_by_node|world_size|num_replicas|Iterable|streaming|wds\.|webdataset/i;
 
 /**
  * ## What it does
@@ -40,7 +41,8 @@ export const sl404: Rule = {
   name: 'ddp-loader-without-sampler',
   category: 'distributed',
   severity: 'warning',
-  summary: 'A DDP training DataLoader without a DistributedSampler makes every rank train on the full dataset.',
+  summary:
+    'A DDP training DataLoader without a DistributedSampler makes every rank train on the full dataset.',
   check({ model, report }) {
     if (frameworkOwnsLoop(model) || !initsProcessGroup(model) || !wrapsOf(model).length) return;
     const trainingLoaders = loopsOverLoader(model).filter((entry) => entry.hot);
@@ -53,14 +55,16 @@ export const sl404: Rule = {
       if (!dataset || selfSharded(model, dataset)) continue;
       const shuffle = keywordArg(call, 'shuffle') ?? positional[2];
       const assigned = call.parent?.type === 'assignment' ? fieldOf(call.parent, 'left')?.text : undefined;
-      const trains = shuffle?.text === 'True' || (!!assigned && trainingLoaders.some((entry) => entry.loader === assigned));
+      const trains =
+        shuffle?.text === 'True' ||
+        (!!assigned && trainingLoaders.some((entry) => entry.loader === assigned));
       if (!trains) continue;
       report({
         node: call,
         message:
           'This DataLoader of a DDP/FSDP script has no `sampler=`: every rank iterates the whole dataset, so an ' +
           'epoch costs N× the compute and, with equal seeds, each rank draws the same batches — the averaged ' +
-          'gradient is one GPU\'s gradient. Pass `sampler=DistributedSampler(dataset)` (and drop `shuffle=True`), ' +
+          "gradient is one GPU's gradient. Pass `sampler=DistributedSampler(dataset)` (and drop `shuffle=True`), " +
           'then call `sampler.set_epoch(epoch)` every epoch.',
       });
     }
@@ -85,6 +89,7 @@ function iterableClass(model: FileModel, value: SyntaxNode): boolean {
   if (value.type !== 'call') return false;
   const name = fieldOf(value, 'function')?.text;
   return model.nodes.class_definition.some(
-    (cls) => fieldOf(cls, 'name')?.text === name && /IterableDataset/.test(fieldOf(cls, 'superclasses')?.text ?? ''),
+    (cls) =>
+      fieldOf(cls, 'name')?.text === name && /IterableDataset/.test(fieldOf(cls, 'superclasses')?.text ?? ''),
   );
 }

@@ -70,7 +70,8 @@ function movesToAccelerator(model: FileModel, call: SyntaxNode): boolean {
   const args = fieldOf(call, 'arguments');
   if (!args || /cpu|meta/.test(args.text)) return false;
   const first = positionalArgs(call)[0];
-  if (!first) return fieldOf(fieldOf(call, 'function')!, 'attribute')?.text === 'cuda' || !!keywordArg(call, 'device');
+  if (!first)
+    return fieldOf(fieldOf(call, 'function')!, 'attribute')?.text === 'cuda' || !!keywordArg(call, 'device');
   return !/^torch\.(float|half|bfloat|double|int|uint|bool|complex)/.test(model.imports.resolve(first) ?? '');
 }
 

@@ -5,10 +5,12 @@ import { keywordArg, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { calleeName } from './distributed-helpers';
 import type { Rule } from './types';
 
-const BLOCKING = /^torch\.distributed\.(barrier|all_gather_object|broadcast_object_list|gather_object|scatter_object_list|monitored_barrier)$/;
+const BLOCKING =
+  /^torch\.distributed\.(barrier|all_gather_object|broadcast_object_list|gather_object|scatter_object_list|monitored_barrier)$/;
 const REDUCE = /^torch\.distributed\.(all_reduce|reduce)$/;
 /** Names of tensors that hold a scalar metric (the usual all-reduce-for-logging targets). */
-const SCALAR_NAME = /(^|_)(loss|losses|acc|accuracy|correct|total|count|metric|metrics|num_tokens|ntokens|tokens_seen|perplexity|ppl)(_|$)/i;
+const SCALAR_NAME =
+  /(^|_)(loss|losses|acc|accuracy|correct|total|count|metric|metrics|num_tokens|ntokens|tokens_seen|perplexity|ppl)(_|$)/i;
 
 /**
  * ## What it does
@@ -60,7 +62,7 @@ export const sl406: Rule = {
           message:
             name === 'barrier' || name === 'monitored_barrier'
               ? '`dist.barrier()` on every training step: every rank waits for the slowest and the host blocks on ' +
-                'the GPU, so per-rank jitter becomes everyone\'s step time. Collectives in backward already keep ' +
+                "the GPU, so per-rank jitter becomes everyone's step time. Collectives in backward already keep " +
                 'ranks in step; keep barriers to setup, checkpointing and shutdown.'
               : `\`dist.${name}\` on every training step pickles objects on the host and runs two blocking ` +
                 'collectives (sizes, then bytes) plus host–device copies. Reduce tensors on the device, and only ' +

@@ -53,12 +53,16 @@ export const sl407: Rule = {
     if (frameworkOwnsLoop(model) || isTestFile(model.filePath)) return;
     if (model.nodes.call.some((call) => savesState(model, call))) return;
     if (/\bModelCheckpoint\b|\bCheckpointer\b|\bCheckpointManager\b/.test(model.source.text)) return;
-    const hasMainGuard = model.nodes.if_statement.some((s) => /__name__\s*==\s*['"]__main__['"]/.test(fieldOf(s, 'condition')?.text ?? ''));
+    const hasMainGuard = model.nodes.if_statement.some((s) =>
+      /__name__\s*==\s*['"]__main__['"]/.test(fieldOf(s, 'condition')?.text ?? ''),
+    );
     for (const loop of [...model.nodes.for_statement, ...model.nodes.while_statement]) {
       if (!trainsInside(model, loop)) continue;
       if (outerLoop(model, loop)) continue;
       const fn = enclosingFunction(loop);
-      const entry = !fn || (hasMainGuard && ENTRY_FUNCTIONS.test(fieldOf(fn, 'name')?.text ?? '') && !enclosingFunction(fn));
+      const entry =
+        !fn ||
+        (hasMainGuard && ENTRY_FUNCTIONS.test(fieldOf(fn, 'name')?.text ?? '') && !enclosingFunction(fn));
       if (!entry || (model.roles.isHotLoop(loop) && isShort(loop))) continue;
       report({
         node: fieldOf(loop, 'left') ?? fieldOf(loop, 'condition') ?? loop,
@@ -92,8 +96,16 @@ function isTestFile(path: string | null): boolean {
 function trainsInside(model: FileModel, loop: SyntaxNode): boolean {
   if (model.roles.isHotLoop(loop)) return true;
   const body = fieldOf(loop, 'body');
-  return !!body && [...model.nodes.for_statement, ...model.nodes.while_statement].some(
-    (inner) => inner !== loop && inner.startIndex >= body.startIndex && inner.endIndex <= body.endIndex && model.roles.isHotLoop(inner) && enclosingFunction(inner) === enclosingFunction(loop),
+  return (
+    !!body &&
+    [...model.nodes.for_statement, ...model.nodes.while_statement].some(
+      (inner) =>
+        inner !== loop &&
+        inner.startIndex >= body.startIndex &&
+        inner.endIndex <= body.endIndex &&
+        model.roles.isHotLoop(inner) &&
+        enclosingFunction(inner) === enclosingFunction(loop),
+    )
   );
 }
 

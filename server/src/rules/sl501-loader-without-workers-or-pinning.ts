@@ -52,14 +52,19 @@ export const sl501: Rule = {
     if (!fedLoaders.size) return;
     for (const call of callsTo(model, DATA_LOADER)) {
       const parent = call.parent;
-      const name = parent?.type === 'assignment' && fieldOf(parent, 'right') === call ? fieldOf(parent, 'left')?.text : undefined;
+      const name =
+        parent?.type === 'assignment' && fieldOf(parent, 'right') === call
+          ? fieldOf(parent, 'left')?.text
+          : undefined;
       if (!name || !fedLoaders.has(name) || hasSplat(call) || positionalArgs(call).length > 5) continue;
       const workers = keywordArg(call, 'num_workers');
       const pin = keywordArg(call, 'pin_memory');
       const noWorkers = !workers || workers.text === '0';
       const noPin = !pin || pin.text === 'False';
       if (!noWorkers && !noPin) continue;
-      const missing = [noWorkers ? '`num_workers` is 0' : '', noPin ? '`pin_memory` is off' : ''].filter(Boolean).join(' and ');
+      const missing = [noWorkers ? '`num_workers` is 0' : '', noPin ? '`pin_memory` is off' : '']
+        .filter(Boolean)
+        .join(' and ');
       const fixes: Fix[] = [];
       const fix = pin ? undefined : addKeyword(call, 'pin_memory=True');
       if (fix) fixes.push(fix);

@@ -7,7 +7,8 @@ import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import type { Rule } from './types';
 
 /** GradScaler in every spelling, including FSDP's ShardedGradScaler. */
-export const GRAD_SCALER = /^torch\.(cuda\.amp\.|amp\.|amp\.grad_scaler\.|cuda\.amp\.grad_scaler\.)?GradScaler$|ShardedGradScaler$/;
+export const GRAD_SCALER =
+  /^torch\.(cuda\.amp\.|amp\.|amp\.grad_scaler\.|cuda\.amp\.grad_scaler\.)?GradScaler$|ShardedGradScaler$/;
 
 /**
  * ## What it does

@@ -40,7 +40,7 @@ export const sl503: Rule = {
   name: 'grad-scaler-with-bf16',
   category: 'pipeline',
   severity: 'information',
-  summary: 'A GradScaler with bf16 autocast does useless work: bf16 has float32\'s exponent range.',
+  summary: "A GradScaler with bf16 autocast does useless work: bf16 has float32's exponent range.",
   check({ model, report }) {
     const autocasts = autocastCalls(model);
     if (!autocasts.length || !autocasts.every((call) => autocastPrecision(model, call) === 'bf16')) return;
@@ -51,7 +51,7 @@ export const sl503: Rule = {
       report({
         node: call,
         message:
-          'A `GradScaler` with bf16 autocast: bfloat16 has float32\'s exponent range, so gradients do not underflow ' +
+          "A `GradScaler` with bf16 autocast: bfloat16 has float32's exponent range, so gradients do not underflow " +
           'and scaling fixes nothing, while unscaling and the inf/NaN check add a pass over every gradient and a host ' +
           'sync per step. Drop the scaler (call `loss.backward()` and `optimizer.step()` directly), or enable it only ' +
           'for float16: `GradScaler("cuda", enabled=(dtype == torch.float16))`.',

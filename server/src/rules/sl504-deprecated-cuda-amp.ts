@@ -37,7 +37,8 @@ export const sl504: Rule = {
   name: 'deprecated-cuda-amp',
   category: 'pipeline',
   severity: 'information',
-  summary: '`torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda", ...)`.',
+  summary:
+    '`torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda", ...)`.',
   check({ model, report }) {
     for (const call of model.nodes.call) {
       const match = DEPRECATED.exec(calleeName(model, call) ?? '');

@@ -170,7 +170,7 @@ export function isBoolTensor(model: FileModel, node: SyntaxNode, depth = 0): boo
 }
 
 /** The right side of the last `name = ...` before `use` in the same function (or module). */
-function lastAssignedValue(model: FileModel, use: SyntaxNode): SyntaxNode | undefined {
+export function lastAssignedValue(model: FileModel, use: SyntaxNode): SyntaxNode | undefined {
   const scope = enclosingFunctionOf(use);
   let found: SyntaxNode | undefined;
   for (const assignment of model.nodes.assignment) {

@@ -115,8 +115,9 @@ export async function openFile(page, relativePath) {
     },
     { timeoutMs: 60_000, intervalMs: 1000 },
   );
-  // The window title starts with the active editor's name ("e2e_train.py - folder - code-server").
-  await poll(`the editor for ${name} to be active`, async () => (await page.title()).startsWith(`${name} `));
+  // The window title starts with the active editor's name ("model.py - folder - code-server",
+  // "● model.py - …" when it has unsaved changes).
+  await poll(`the editor for ${name} to be active`, async () => (await page.title()).replace(/^● /, '').startsWith(`${name} `));
   await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor();
 }
 

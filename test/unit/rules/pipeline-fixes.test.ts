@@ -78,7 +78,10 @@ test('SL504 fixes rewrite torch.cuda.amp calls to torch.amp with "cuda" and keep
 });
 
 test('SL504 offers no fix when positional arguments would change meaning', async () => {
-  const text = AMP_SCRIPT.replace('torch.cuda.amp.autocast(dtype=torch.float16, cache_enabled=False)', 'torch.cuda.amp.autocast(True)');
+  const text = AMP_SCRIPT.replace(
+    'torch.cuda.amp.autocast(dtype=torch.float16, cache_enabled=False)',
+    'torch.cuda.amp.autocast(True)',
+  );
   const finding = (await analyzeSource(text)).findings.find(
     (f) => f.code === 'SL504' && f.range.start.line === 6,
   );

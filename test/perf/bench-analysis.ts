@@ -1,0 +1,140 @@
+// Benchmark: analysis time over bare parse time per file size, measured side by side in
+// one process (each round runs every stage on the same text), plus the cost of lowering
+// through the public TreeCursor API versus the direct wasm walk.
+import type { Parser } from 'web-tree-sitter';
+import { parseOnly, parseSource } from '../../server/src/parse/parser';
+import { setDirectWasmEnabled, isDirectWasmActive } from '../../server/src/parse/direct-walk';
+import { buildFileModel } from '../../server/src/analysis/file-model';
+import { runRules } from '../../server/src/rules/engine';
+import { analyzeText } from '../../server/src/analyzer';
+import { mergeSettings } from '../../server/src/config/settings';
+import { generateTrainingFile } from './generate';
+import { median, nowMs, round } from './stats';
+
+/** One row of the ratio table (milliseconds are medians over the rounds). */
+export interface RatioRow {
+  lines: number;
+  kilobytes: number;
+  nodes: number;
+  rounds: number;
+  parseMs: number;
+  lowerMs: number;
+  fileModelMs: number;
+  rulesMs: number;
+  /** analyzeText end to end: parse + lower + FileModel + rules. */
+  totalMs: number;
+  totalOverParse: number;
+  /** (total − parse) / parse: what the analysis adds on top of the parse. */
+  extraOverParse: number;
+}
+
+/** Lowering through the public cursor API versus the direct walk, on one file. */
+export interface LoweringComparison {
+  lines: number;
+  directActive: boolean;
+  parseMs: number;
+  lowerCursorApiMs: number;
+  lowerDirectMs: number;
+  speedup: number;
+}
+
+function countNodes(root: { children: readonly unknown[] }): number {
+  let count = 0;
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    count++;
+    for (const child of node.children) stack.push(child as typeof root);
+  }
+  return count;
+}
+
+/** Measures each stage `rounds` times on a generated file of `lines` lines. */
+export function measureRatio(parser: Parser, lines: number, rounds: number): RatioRow {
+  const text = generateTrainingFile({ lines, seed: lines });
+  const settings = mergeSettings({});
+  const parse: number[] = [];
+  const lower: number[] = [];
+  const model: number[] = [];
+  const rules: number[] = [];
+  const total: number[] = [];
+  let nodes = 0;
+  // Warm-up: JIT and the wasm heap.
+  for (let i = 0; i < 2; i++) analyzeText({ parser, text, filePath: null, settings });
+  for (let i = 0; i < rounds; i++) {
+    let t = nowMs();
+    parseOnly(parser, text);
+    parse.push(nowMs() - t);
+    t = nowMs();
+    const parsed = parseSource(parser, text);
+    const parsedMs = nowMs() - t;
+    lower.push(parsedMs);
+    t = nowMs();
+    const fileModel = buildFileModel({ parsed, filePath: null });
+    model.push(nowMs() - t);
+    t = nowMs();
+    runRules(fileModel, settings);
+    rules.push(nowMs() - t);
+    nodes = countNodes(parsed.root);
+    t = nowMs();
+    analyzeText({ parser, text, filePath: null, settings });
+    total.push(nowMs() - t);
+  }
+  const parseMs = median(parse);
+  const totalMs = median(total);
+  return {
+    lines,
+    kilobytes: round(Buffer.byteLength(text) / 1024, 1),
+    nodes,
+    rounds,
+    parseMs: round(parseMs),
+    // parseSource is parse + lower; the lowering alone is the difference of the medians.
+    lowerMs: round(Math.max(0, median(lower) - parseMs)),
+    fileModelMs: round(median(model)),
+    rulesMs: round(median(rules)),
+    totalMs: round(totalMs),
+    totalOverParse: round(totalMs / parseMs),
+    extraOverParse: round((totalMs - parseMs) / parseMs),
+  };
+}
+
+/** Compares the two lowering walks, alternating them round by round. */
+export function compareLowering(parser: Parser, lines: number, rounds: number): LoweringComparison {
+  const text = generateTrainingFile({ lines, seed: lines });
+  const parse: number[] = [];
+  const viaCursor: number[] = [];
+  const direct: number[] = [];
+  const directActive = isDirectWasmActive();
+  try {
+    for (let i = 0; i < rounds + 2; i++) {
+      let t = nowMs();
+      parseOnly(parser, text);
+      const p = nowMs() - t;
+      setDirectWasmEnabled(false);
+      t = nowMs();
+      parseSource(parser, text);
+      const c = nowMs() - t;
+      setDirectWasmEnabled(true);
+      t = nowMs();
+      parseSource(parser, text);
+      const d = nowMs() - t;
+      if (i < 2) continue;
+      parse.push(p);
+      viaCursor.push(c);
+      direct.push(d);
+    }
+  } finally {
+    setDirectWasmEnabled(true);
+  }
+  const parseMs = median(parse);
+  const cursorMs = Math.max(0, median(viaCursor) - parseMs);
+  const directMs = Math.max(0, median(direct) - parseMs);
+  return {
+    lines,
+    directActive,
+    parseMs: round(parseMs),
+    lowerCursorApiMs: round(cursorMs),
+    lowerDirectMs: round(directMs),
+    speedup: round(cursorMs / Math.max(directMs, 0.01), 1),
+  };
+}

@@ -1,0 +1,177 @@
+// Benchmarks over a real LSP connection: latency from didChange to the publishDiagnostics
+// of that version (in process, debounce 0), hover latency, and the RSS of a spawned
+// `dist/server.js --stdio` after 10,000 random edits relative to after the first.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LspClient, fileUri, startInProcess } from '../helpers/lsp-client';
+import { RandomEditor, positionAt } from './edits';
+import { generateTrainingFile } from './generate';
+import { PublishWatcher } from './lsp-timing';
+import { median, nowMs, percentile, round } from './stats';
+
+const FAST_SETTINGS = { diagnostics: { debounceMs: 0 } };
+
+/** Edit-to-diagnostics latency on a large file. */
+export interface EditLatency {
+  lines: number;
+  edits: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+}
+
+/** Hover latency. */
+export interface HoverLatency {
+  lines: number;
+  requests: number;
+  answered: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/** Server memory over many edits. */
+export interface MemoryGrowth {
+  edits: number;
+  lines: number;
+  rssAfterFirstMB: number;
+  rssAfterAllMB: number;
+  ratio: number;
+  samplesMB: number[];
+}
+
+/** Measures didChange → publishDiagnostics on a `lines`-line file, `edits` times. */
+export async function measureEditLatency(lines: number, edits: number): Promise<EditLatency> {
+  const pair = startInProcess();
+  const { client } = pair;
+  const watcher = new PublishWatcher(client);
+  try {
+    await client.initialize({ settings: FAST_SETTINGS });
+    const uri = fileUri('/tmp/shardlens-bench/latency.py');
+    const text = generateTrainingFile({ lines, seed: 5 });
+    await client.open(uri, text);
+    await watcher.waitFor(uri, 1);
+    const samples: number[] = [];
+    // A keystroke and its undo, alternately, on lines spread over the file.
+    for (let i = 0; i < edits; i++) {
+      const line = 20 + ((Math.floor(i / 2) * 7919) % (lines - 40));
+      const start = nowMs();
+      const version =
+        i % 2 === 0
+          ? await client.insert(uri, { line, character: 0 }, '#')
+          : await client.change(uri, [
+              { range: { start: { line, character: 0 }, end: { line, character: 1 } }, text: '' },
+            ]);
+      const arrived = await watcher.waitFor(uri, version);
+      samples.push(arrived - start);
+    }
+    return {
+      lines,
+      edits,
+      p50Ms: round(median(samples)),
+      p95Ms: round(percentile(samples, 95)),
+      maxMs: round(Math.max(...samples)),
+    };
+  } finally {
+    await pair.dispose();
+  }
+}
+
+/** Measures hover round trips at identifiers spread over a `lines`-line file. */
+export async function measureHover(lines: number, requests: number): Promise<HoverLatency> {
+  const pair = startInProcess();
+  const { client } = pair;
+  const watcher = new PublishWatcher(client);
+  try {
+    await client.initialize({ settings: FAST_SETTINGS });
+    const uri = fileUri('/tmp/shardlens-bench/hover.py');
+    const text = generateTrainingFile({ lines, seed: 6 });
+    await client.open(uri, text);
+    await watcher.waitFor(uri, 1);
+    const targets: { line: number; character: number }[] = [];
+    const pattern = /\b(class \w+|nn\.\w+|self\.\w+|model|loss|optimizer|DDP)\b/g;
+    for (const match of text.matchAll(pattern)) targets.push(positionAt(text, match.index! + 1));
+    const step = Math.max(1, Math.floor(targets.length / requests));
+    const chosen = targets.filter((_, i) => i % step === 0).slice(0, requests);
+    await client.hover(uri, chosen[0]);
+    const samples: number[] = [];
+    let answered = 0;
+    for (const position of chosen) {
+      const start = nowMs();
+      const hover = await client.hover(uri, position);
+      samples.push(nowMs() - start);
+      if (hover) answered++;
+    }
+    return {
+      lines,
+      requests: chosen.length,
+      answered,
+      p50Ms: round(median(samples)),
+      p95Ms: round(percentile(samples, 95)),
+    };
+  } finally {
+    await pair.dispose();
+  }
+}
+
+/** Resident set size of a process in MB, from /proc. */
+export function rssMB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  if (!match) throw new Error(`no VmRSS for ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+/** Spawns the bundled server, applies `edits` random edits (each analysed), and compares RSS. */
+export async function measureMemory(input: { repoRoot: string; edits: number; lines: number }): Promise<MemoryGrowth> {
+  const child = spawn(process.execPath, [join(input.repoRoot, 'dist', 'server.js'), '--stdio'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const client = new LspClient(child.stdout, child.stdin);
+  const watcher = new PublishWatcher(client);
+  try {
+    await client.initialize({ settings: FAST_SETTINGS });
+    const uri = fileUri('/tmp/shardlens-bench/memory.py');
+    const text = generateTrainingFile({ lines: input.lines, seed: 8 });
+    await client.open(uri, text);
+    await watcher.waitFor(uri, 1);
+    const editor = new RandomEditor(9, text);
+    let rssAfterFirst = 0;
+    const samples: number[] = [];
+    for (let i = 1; i <= input.edits; i++) {
+      const version = await client.change(uri, [editor.next()]);
+      await watcher.waitFor(uri, version);
+      if (i === 1) rssAfterFirst = rssMB(child.pid!);
+      if (i % 1000 === 0) {
+        samples.push(round(rssMB(child.pid!), 1));
+        watcher.clear();
+        // NOTE: keep the drifting text near its original size so every analysis costs the same.
+        if (editor.text.length > text.length * 2 || editor.text.length < text.length / 2) {
+          const all = client.document(uri).getText();
+          const reset = await client.change(uri, [
+            { range: { start: { line: 0, character: 0 }, end: positionAt(all, all.length) }, text },
+          ]);
+          editor.text = text;
+          await watcher.waitFor(uri, reset);
+        }
+      }
+    }
+    const rssAfterAll = rssMB(child.pid!);
+    await client.shutdown(true);
+    return {
+      edits: input.edits,
+      lines: input.lines,
+      rssAfterFirstMB: round(rssAfterFirst, 1),
+      rssAfterAllMB: round(rssAfterAll, 1),
+      ratio: round(rssAfterAll / rssAfterFirst, 3),
+      samplesMB: samples,
+    };
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nserver stderr: ${stderr.slice(0, 2000)}`);
+  } finally {
+    client.dispose();
+    if (child.exitCode === null) child.kill();
+  }
+}

@@ -1,0 +1,119 @@
+// `npm run bench`: analysis/parse ratios per file size, lowering before/after, CLI
+// throughput against pyright, LSP edit and hover latency, and server memory growth.
+// Prints one table and writes test-output/bench.json. Not a test: it exits at once when
+// started by the node test runner. Env: BENCH_QUICK=1 for a short run (fewer rounds, files, edits).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus, totalmem } from 'node:os';
+import { initParser } from '../../server/src/parse/parser';
+import { repoRoot, wasmDir } from '../helpers/paths';
+import { compareLowering, measureRatio, type RatioRow } from './bench-analysis';
+import { measureCli } from './bench-cli';
+import { measureEditLatency, measureHover, measureMemory } from './bench-lsp';
+
+const TARGETS = { totalOverParseAt2000: 1.5, memoryRatio: 1.2 };
+const SIZES = [100, 1_000, 2_000, 5_000, 20_000];
+
+function roundsFor(lines: number, quick: boolean): number {
+  const rounds = lines <= 1_000 ? 40 : lines <= 2_000 ? 25 : lines <= 5_000 ? 12 : 5;
+  return quick ? Math.max(3, Math.ceil(rounds / 4)) : rounds;
+}
+
+function table(headers: string[], rows: (string | number)[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells: (string | number)[]) => cells.map((c, i) => String(c).padStart(widths[i])).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const quick = process.env.BENCH_QUICK === '1';
+  const only = process.env.BENCH_ONLY?.split(',');
+  const wants = (part: string) => !only || only.includes(part);
+  const parser = await initParser({ wasmDir });
+  const report: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: `${cpus().length} × ${cpus()[0]?.model ?? '?'}`,
+    memoryGB: Math.round(totalmem() / 2 ** 30),
+    quick,
+    analysisTimeIncludes: 'analyzeText end to end: parse + lowering + FileModel + rules (not LSP or I/O)',
+    targets: TARGETS,
+  };
+  const log = (text: string) => process.stdout.write(`${text}\n`);
+
+  let ratios: RatioRow[] = [];
+  if (wants('ratio')) {
+    log('# Analysis time / bare parse time (medians; analysis = parse + lower + FileModel + rules)');
+    ratios = SIZES.map((lines) => measureRatio(parser, lines, roundsFor(lines, quick)));
+    report.ratios = ratios;
+    log(
+      table(
+        ['lines', 'KB', 'nodes', 'rounds', 'parse ms', 'lower ms', 'FileModel ms', 'rules ms', 'total ms', 'total/parse', '(total-parse)/parse'],
+        ratios.map((r) => [r.lines, r.kilobytes, r.nodes, r.rounds, r.parseMs, r.lowerMs, r.fileModelMs, r.rulesMs, r.totalMs, `${r.totalOverParse}×`, `${r.extraOverParse}×`]),
+      ),
+    );
+    const at2000 = ratios.find((r) => r.lines === 2_000)!;
+    log(`target total/parse ≤ ${TARGETS.totalOverParseAt2000}× at 2,000 lines: ${at2000.totalOverParse}× ${at2000.totalOverParse <= TARGETS.totalOverParseAt2000 ? 'MET' : 'NOT MET'}`);
+    const lowering = compareLowering(parser, 2_000, quick ? 5 : 20);
+    report.lowering = lowering;
+    log(`\n# Lowering at 2,000 lines (parse ${lowering.parseMs} ms): public TreeCursor API ${lowering.lowerCursorApiMs} ms, direct wasm walk ${lowering.lowerDirectMs} ms (${lowering.speedup}× faster; direct active: ${lowering.directActive})`);
+  }
+
+  if (wants('cli')) {
+    const files = quick ? 300 : 2_000;
+    log(`\n# CLI throughput on ${files} generated files`);
+    const cli = measureCli({ repoRoot, files, runs: quick ? 1 : 3, pyright: process.env.BENCH_PYRIGHT !== '0' });
+    report.cli = cli;
+    log(
+      table(
+        ['tool', 'files', 'MB', 'seconds', 'files/s', 'MB/s'],
+        [
+          ['shardlens check', cli.files, cli.megabytes, cli.shardlensSeconds, cli.shardlensFilesPerSecond, cli.shardlensMBPerSecond],
+          ['pyright --outputjson', cli.pyrightFilesAnalyzed ?? '-', cli.megabytes, cli.pyrightSeconds ?? '-', cli.pyrightFilesPerSecond ?? '-', cli.pyrightSeconds ? Math.round((cli.megabytes / cli.pyrightSeconds) * 100) / 100 : '-'],
+        ],
+      ),
+    );
+    log(`shardlens time / pyright time: ${cli.shardlensOverPyright ?? 'n/a'} (${cli.pyrightNote})`);
+  }
+
+  if (wants('lsp')) {
+    log('\n# LSP latency (in process, real JSON-RPC connection, debounce 0)');
+    const edit = await measureEditLatency(5_000, quick ? 20 : 60);
+    const hover = await measureHover(2_000, quick ? 40 : 200);
+    report.editLatency = edit;
+    report.hoverLatency = hover;
+    log(
+      table(
+        ['measure', 'file lines', 'samples', 'p50 ms', 'p95 ms'],
+        [
+          ['didChange → publishDiagnostics', edit.lines, edit.edits, edit.p50Ms, edit.p95Ms],
+          [`hover (${hover.answered} non-empty)`, hover.lines, hover.requests, hover.p50Ms, hover.p95Ms],
+        ],
+      ),
+    );
+  }
+
+  if (wants('memory')) {
+    const edits = quick ? 1_000 : 10_000;
+    log(`\n# Server RSS (spawned dist/server.js --stdio, /proc VmRSS) over ${edits} random edits`);
+    const memory = await measureMemory({ repoRoot, edits, lines: 300 });
+    report.memory = memory;
+    log(`RSS after first edit ${memory.rssAfterFirstMB} MB, after ${memory.edits} edits ${memory.rssAfterAllMB} MB: ${memory.ratio}× (target ≤ ${TARGETS.memoryRatio}×: ${memory.ratio <= TARGETS.memoryRatio ? 'MET' : 'NOT MET'})`);
+    log(`samples every 1,000 edits (MB): ${memory.samplesMB.join(', ')}`);
+  }
+
+  const outDir = join(repoRoot, 'test-output');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'bench.json'), `${JSON.stringify(report, null, 2)}\n`);
+  log(`\nwrote ${join(outDir, 'bench.json')}`);
+}
+
+// NOTE: `node --test out/test/` runs every .js under a test/ folder; the benchmark is not a test.
+if (process.env.NODE_TEST_CONTEXT) process.exit(0);
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack ?? error}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,102 @@
+// Seeded random editing of a document for the benchmarks and the robustness tests:
+// incremental LSP changes (line / UTF-16 column ranges) that insert, delete and replace
+// spans, including astral characters, CRLF and tabs, and the text that results.
+import { Dice } from './generate';
+
+/** An LSP position: zero-based line and UTF-16 column. */
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+
+/** One incremental change. */
+export interface LspChange {
+  range: { start: LspPosition; end: LspPosition };
+  text: string;
+}
+
+const SNIPPETS = [
+  'loss.item()',
+  '\n    x = x.view(-1, 4)',
+  '\nfor step, batch in enumerate(loader):\n    loss = model(batch).sum()\n    print(loss.item())\n',
+  '(',
+  ')',
+  ':',
+  '\n',
+  '\r\n',
+  '\t',
+  '    ',
+  '"',
+  "f'{x!r}'",
+  '# 😀 comment\n',
+  '𝒳 = torch.zeros(3)\n',
+  'é',
+  'dist.all_reduce(t)\n',
+  'with torch.no_grad():\n    pass\n',
+  'if step % 10 == 0:\n',
+  'def ',
+  'class M(nn.Module):\n',
+  '',
+];
+
+/** The UTF-16 offset of an LSP position in `text` (lines end at \n, \r\n or \r, as LSP says). */
+export function offsetAt(text: string, position: LspPosition): number {
+  let line = 0;
+  let i = 0;
+  while (line < position.line && i < text.length) {
+    const code = text.charCodeAt(i++);
+    if (code === 10 || (code === 13 && text.charCodeAt(i) !== 10)) line++;
+  }
+  let end = i;
+  while (end < text.length && text.charCodeAt(end) !== 10 && text.charCodeAt(end) !== 13) end++;
+  return Math.min(i + position.character, end);
+}
+
+/** The LSP position of a UTF-16 offset. */
+export function positionAt(text: string, offset: number): LspPosition {
+  let line = 0;
+  let lineStart = 0;
+  for (let i = 0; i < offset; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 10 || (code === 13 && text.charCodeAt(i + 1) !== 10)) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, character: offset - lineStart };
+}
+
+/** Moves an offset off the second half of a surrogate pair and out of a CRLF pair. */
+function snap(text: string, offset: number): number {
+  const code = text.charCodeAt(offset);
+  if (code >= 0xdc00 && code <= 0xdfff && offset > 0) return offset - 1;
+  if (code === 10 && text.charCodeAt(offset - 1) === 13) return offset - 1;
+  return offset;
+}
+
+/** Produces random edits of a text; `apply` keeps the expected text in step. */
+export class RandomEditor {
+  private readonly dice: Dice;
+  constructor(
+    seed: number,
+    public text: string,
+  ) {
+    this.dice = new Dice(seed);
+  }
+
+  /** The next random change (already applied to {@link text}). */
+  next(): LspChange {
+    const dice = this.dice;
+    const length = this.text.length;
+    const start = snap(this.text, dice.int(0, length));
+    const spanLength = dice.chance(0.5) ? 0 : dice.int(0, Math.min(40, length - start));
+    const end = snap(this.text, Math.min(length, start + spanLength));
+    const insert = dice.chance(0.15) ? '' : dice.pick(SNIPPETS);
+    const change: LspChange = {
+      range: { start: positionAt(this.text, start), end: positionAt(this.text, Math.max(start, end)) },
+      text: insert,
+    };
+    this.text = this.text.slice(0, start) + insert + this.text.slice(Math.max(start, end));
+    return change;
+  }
+}
