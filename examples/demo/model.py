@@ -81,7 +81,7 @@ class GPT(nn.Module):
         self.wpe = nn.Embedding(config.block_size, config.n_embd)
         self.drop = nn.Dropout(config.dropout)
         # 48 blocks, and forward() below keeps every one's activations until backward.
-        self.blocks = nn.ModuleList([Block(config) for _ in range(config.n_layer)])  # expect: SL301
+        self.blocks = nn.ModuleList([Block(config) for _ in range(config.n_layer)])
         self.ln_f = nn.LayerNorm(config.n_embd)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
         self.wte.weight = self.lm_head.weight
@@ -90,7 +90,7 @@ class GPT(nn.Module):
         B, T = idx.size()
         pos = torch.arange(T, device=idx.device)
         x = self.drop(self.wte(idx) + self.wpe(pos))
-        for block in self.blocks:
+        for block in self.blocks:  # expect: SL301
             x = block(x)
         logits = self.lm_head(self.ln_f(x))
         if targets is None:

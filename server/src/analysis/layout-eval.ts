@@ -3,21 +3,18 @@
 // x.size()` unpacking, view/reshape/transpose/permute/slicing/expand chains and matmuls.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from './file-model';
-import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import { fieldOf, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
 import { reachingBinding, scopeOf } from './reaching-definitions';
 import { atom, div, isConcrete, mul, num, sameSize, type Size } from './symbolic-size';
 import {
   contiguous,
   dropDim,
-  expand,
   insertDim,
   isContiguous,
   normDim,
   permute,
-  reshape,
   sliceDim,
   transpose,
-  tryView,
   type Layout,
 } from './strides';
 import { applyMethod, sliceLength } from './layout-ops';
@@ -88,11 +85,13 @@ export class LayoutEvaluator {
   /** Sizes of a target shape given as arguments (`view(B, T, C)`, `view((B, -1))`); undefined if not literal. */
   shapeArgs(call: SyntaxNode, skip = 0): (Size | -1)[] | undefined {
     let args = positionalArgs(call).slice(skip);
-    if (args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type)) args = unwrap(args[0]).children;
+    if (args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type))
+      args = unwrap(args[0]).children;
     const argList = fieldOf(call, 'arguments');
     if (argList?.children.some((c) => c.type === 'list_splat')) return undefined;
     // NOTE: a lone non-literal argument may be a tuple (`x.view(new_shape)`) or a dtype: only sure ints count.
-    if (args.length === 1 && positionalArgs(call).length - skip === 1 && !this.surelyInt(args[0])) return undefined;
+    if (args.length === 1 && positionalArgs(call).length - skip === 1 && !this.surelyInt(args[0]))
+      return undefined;
     const sizes = args.map((a) => this.sizeOf(a));
     return sizes.every((s) => s !== undefined) ? (sizes as (Size | -1)[]) : undefined;
   }
@@ -143,7 +142,12 @@ export class LayoutEvaluator {
     if (!layout) return undefined;
     const rank = layout.sizes.length;
     if (name === 'data') return layout;
-    if (name === 'T') return permute(layout, layout.sizes.map((_, i) => rank - 1 - i), '.T');
+    if (name === 'T')
+      return permute(
+        layout,
+        layout.sizes.map((_, i) => rank - 1 - i),
+        '.T',
+      );
     return rank >= 2 ? transpose(layout, -2, -1, '.mT') : undefined;
   }
 
@@ -153,7 +157,8 @@ export class LayoutEvaluator {
     if (!base) return undefined;
     const parts = node.children.filter((c) => c.field === 'subscript');
     const consumed = parts.filter((p) => p.type !== 'none' && p.type !== 'ellipsis').length;
-    if (parts.filter((p) => p.type === 'ellipsis').length > 1 || consumed > base.sizes.length) return undefined;
+    if (parts.filter((p) => p.type === 'ellipsis').length > 1 || consumed > base.sizes.length)
+      return undefined;
     let layout: Layout = base;
     let dim = 0;
     for (const part of parts) {
@@ -164,7 +169,12 @@ export class LayoutEvaluator {
       } else if (part.type === 'slice') {
         const sliced = sliceLength(this, { slice: part, size: layout.sizes[dim] });
         if (!sliced) return undefined;
-        layout = sliceDim(layout, { dim, size: sliced.size, step: sliced.step, cause: `slicing \`${part.text}\`` });
+        layout = sliceDim(layout, {
+          dim,
+          size: sliced.size,
+          step: sliced.step,
+          cause: `slicing \`${part.text}\``,
+        });
         dim++;
       } else return undefined; // NOTE: tensor or variable indices may be advanced indexing (a copy).
     }
@@ -293,7 +303,11 @@ export class LayoutEvaluator {
     if (node.type === 'subscript') {
       const value = fieldOf(node, 'value');
       const parts = node.children.filter((c) => c.field === 'subscript');
-      if (value?.type === 'attribute' && fieldOf(value, 'attribute')?.text === 'shape' && parts.length === 1) {
+      if (
+        value?.type === 'attribute' &&
+        fieldOf(value, 'attribute')?.text === 'shape' &&
+        parts.length === 1
+      ) {
         const index = literalInt(parts[0]);
         return index === undefined ? undefined : { tensor: fieldOf(value, 'object')!, index };
       }
@@ -311,7 +325,8 @@ export class LayoutEvaluator {
     if (node.operator === '//') {
       const quotient = div(a, b);
       if (isConcrete(quotient) && Number.isInteger(quotient.coef)) return quotient;
-      if ([...quotient.atoms.values()].every((e) => e > 0) && Number.isInteger(quotient.coef)) return quotient;
+      if ([...quotient.atoms.values()].every((e) => e > 0) && Number.isInteger(quotient.coef))
+        return quotient;
       return this.symbol(node);
     }
     if ((node.operator === '+' || node.operator === '-') && isConcrete(a) && isConcrete(b)) {
@@ -345,7 +360,8 @@ export class LayoutEvaluator {
       if (!['identifier', 'attribute', 'integer'].includes(right.type)) return;
       const dividend = left.text.replace(/\s+/g, '');
       if (found.has(dividend)) return;
-      const divisor = right.type === 'integer' ? num(Number(right.text)) : atom(right.text.replace(/\s+/g, ''));
+      const divisor =
+        right.type === 'integer' ? num(Number(right.text)) : atom(right.text.replace(/\s+/g, ''));
       found.set(dividend, mul(atom(n.text.replace(/\s+/g, '')), divisor));
     });
     return map;
@@ -376,4 +392,3 @@ export function literalInt(node: SyntaxNode | undefined): number | undefined {
   }
   return undefined;
 }
-

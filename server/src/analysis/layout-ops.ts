@@ -60,9 +60,10 @@ export function applyMethod(
     case 't':
       return rank < 2 ? layout : rank === 2 ? transpose(layout, 0, 1, '.t()') : undefined;
     case 'permute': {
-      const order = args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type)
-        ? unwrap(args[0]).children.map(literalInt)
-        : ints;
+      const order =
+        args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type)
+          ? unwrap(args[0]).children.map(literalInt)
+          : ints;
       if (order.some((i) => i === undefined)) return undefined;
       return permute(layout, order as number[], cause);
     }
@@ -85,7 +86,11 @@ export function applyMethod(
       const start = normDim(ints[0] ?? (args.length > 0 ? NaN : 0), rank);
       const end = normDim(ints[1] ?? (args.length > 1 ? NaN : -1), rank);
       if (start === undefined || end === undefined || end < start) return undefined;
-      const shape = [...layout.sizes.slice(0, start), product(layout.sizes.slice(start, end + 1)), ...layout.sizes.slice(end + 1)];
+      const shape = [
+        ...layout.sizes.slice(0, start),
+        product(layout.sizes.slice(start, end + 1)),
+        ...layout.sizes.slice(end + 1),
+      ];
       return reshape(layout, shape) ?? unknownStrides(layout, shape);
     }
     case 'narrow': {
@@ -101,7 +106,10 @@ export function applyMethod(
     case 'expand': {
       const shape = evaluator.shapeArgs(call, skip);
       if (!shape) return undefined;
-      return expand(layout, shape.map((s) => (s === -1 ? 'keep' : s)));
+      return expand(
+        layout,
+        shape.map((s) => (s === -1 ? 'keep' : s)),
+      );
     }
     default:
       return undefined;
@@ -117,7 +125,8 @@ function squeeze(layout: Layout, dim: number | undefined): Layout | undefined {
   if (dim === undefined) {
     if (layout.sizes.some((s) => !isConcrete(s))) return undefined; // NOTE: a symbol may be 1.
     let result = layout;
-    for (let d = layout.sizes.length - 1; d >= 0; d--) if (isOne(layout.sizes[d])) result = dropDim(result, d);
+    for (let d = layout.sizes.length - 1; d >= 0; d--)
+      if (isOne(layout.sizes[d])) result = dropDim(result, d);
     return result;
   }
   const d = normDim(dim, layout.sizes.length);

@@ -24,7 +24,8 @@ const cache = new WeakMap<SyntaxNode, Map<string, Site[]>>();
 
 /** The scope node (function, lambda, class body or module) that `node` belongs to. */
 export function scopeOf(node: SyntaxNode): SyntaxNode {
-  for (let current = node.parent; current; current = current.parent) if (SCOPES.has(current.type)) return current;
+  for (let current = node.parent; current; current = current.parent)
+    if (SCOPES.has(current.type)) return current;
   let root = node;
   while (root.parent) root = root.parent;
   return root;
@@ -78,18 +79,22 @@ function sitesOf(scope: SyntaxNode): Map<string, Site[]> {
     else if (node.type === 'augmented_assignment') {
       // NOTE: the value is the statement itself; readers combine the old value and the right side.
       const left = fieldOf(node, 'left');
-      if (left?.type === 'identifier') add(left.text, { binding: { kind: 'value', value: node, statement: node }, anchor: node });
+      if (left?.type === 'identifier')
+        add(left.text, { binding: { kind: 'value', value: node, statement: node }, anchor: node });
     } else if (node.type === 'named_expression') {
       const left = fieldOf(node, 'name');
       if (left?.type === 'identifier') add(left.text, { binding: { kind: 'other', node }, anchor: node });
     } else if (node.type === 'for_statement' || node.type === 'for_in_clause') {
       const left = fieldOf(node, 'left');
-      if (left) for (const id of identifiersIn(left)) add(id, { binding: { kind: 'other', node }, anchor: left });
+      if (left)
+        for (const id of identifiersIn(left)) add(id, { binding: { kind: 'other', node }, anchor: left });
     } else if (node.type === 'as_pattern' || node.type === 'with_item') {
       const alias = fieldOf(node, 'alias');
-      if (alias) for (const id of identifiersIn(alias)) add(id, { binding: { kind: 'other', node }, anchor: node });
+      if (alias)
+        for (const id of identifiersIn(alias)) add(id, { binding: { kind: 'other', node }, anchor: node });
     } else if (node.type === 'global_statement' || node.type === 'nonlocal_statement') {
-      for (const id of node.children) if (id.type === 'identifier') add(id.text, { binding: { kind: 'other', node }, anchor: scope });
+      for (const id of node.children)
+        if (id.type === 'identifier') add(id.text, { binding: { kind: 'other', node }, anchor: scope });
     }
   });
   cache.set(scope, sites);
@@ -116,7 +121,9 @@ function recordAssignment(node: SyntaxNode, add: (name: string, site: Site) => v
       for (const id of identifiersIn(element)) {
         const simple = element.type === 'identifier' && value && !starred;
         add(id, {
-          binding: simple ? { kind: 'unpack', value, index, count: elements.length, statement } : { kind: 'other', node },
+          binding: simple
+            ? { kind: 'unpack', value, index, count: elements.length, statement }
+            : { kind: 'other', node },
           anchor: node,
         });
       }

@@ -93,7 +93,10 @@ export function transpose(layout: Layout, a: number, b: number, cause: string): 
 }
 
 /** Keeps `size` elements of `dim`, every `step`-th, starting at an offset (offset does not change strides). */
-export function sliceDim(layout: Layout, input: { dim: number; size: Size; step: number; cause: string }): Layout {
+export function sliceDim(
+  layout: Layout,
+  input: { dim: number; size: Size; step: number; cause: string },
+): Layout {
   const sizes = [...layout.sizes];
   sizes[input.dim] = input.size;
   const strides = layout.strides ? [...layout.strides] : null;

@@ -3,7 +3,15 @@
 // which nn.Module attributes stack repeated blocks and whether the file checkpoints at all.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
-import { fieldOf, isWithin, lastName, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import {
+  fieldOf,
+  isWithin,
+  lastName,
+  methodCall,
+  positionalArgs,
+  unwrap,
+  walk,
+} from '../analysis/syntax-helpers';
 import { bindingsInScope, reachingBinding } from '../analysis/reaching-definitions';
 
 /** Methods whose result holds no autograd graph (detached, host values, integer outputs). */
@@ -14,9 +22,11 @@ const GRAPH_FREE_METHODS = new Set(
   ).split(' '),
 );
 /** torch functions whose result holds no graph. */
-const GRAPH_FREE_FUNCTIONS = /^torch\.(argmax|argmin|eq|ne|lt|le|gt|ge|isnan|isinf|zeros\w*|ones\w*|tensor|as_tensor|randn\w*|rand\w*|arange|no_grad|sign|round|floor)$/;
+const GRAPH_FREE_FUNCTIONS =
+  /^torch\.(argmax|argmin|eq|ne|lt|le|gt|ge|isnan|isinf|zeros\w*|ones\w*|tensor|as_tensor|randn\w*|rand\w*|arange|no_grad|sign|round|floor)$/;
 /** Callee names that are models or losses when the analysis cannot tell the kind. */
-const MODEL_NAME = /(^|_)(model|net|network|module|encoder|decoder|backbone|transformer|criterion|loss_fn|loss_func|lossfn|loss_fct)$/i;
+const MODEL_NAME =
+  /(^|_)(model|net|network|module|encoder|decoder|backbone|transformer|criterion|loss_fn|loss_func|lossfn|loss_fct)$/i;
 const MAX_DEPTH = 12;
 
 /** The innermost enclosing loop of `node` that runs a training step, within its function. */
@@ -38,7 +48,9 @@ export function carriedAcross(input: {
   allowed: (statement: SyntaxNode) => boolean;
 }): boolean {
   const sites = bindingsInScope(input.use, input.name);
-  const before = sites.some((s) => s.anchor.endIndex <= input.loop.startIndex && s.binding.kind !== 'parameter');
+  const before = sites.some(
+    (s) => s.anchor.endIndex <= input.loop.startIndex && s.binding.kind !== 'parameter',
+  );
   if (!before) return false;
   return !sites.some((s) => isWithin(s.anchor, input.loop) && !input.allowed(s.anchor));
 }
@@ -56,7 +68,8 @@ export function carriesGraph(model: FileModel, expr: SyntaxNode, loop: SyntaxNod
       const binding = reachingBinding(node, node.text);
       if (!binding || binding.kind === 'parameter' || binding.kind === 'other') return false;
       if (!isWithin(binding.statement, loop)) return false;
-      if (binding.kind === 'unpack') return isModelCall(model, unwrap(binding.value)) && !underNoGrad(binding.statement, loop);
+      if (binding.kind === 'unpack')
+        return isModelCall(model, unwrap(binding.value)) && !underNoGrad(binding.statement, loop);
       return next(binding.value) && !underNoGrad(binding.statement, loop);
     }
     case 'attribute': {
@@ -67,8 +80,10 @@ export function carriesGraph(model: FileModel, expr: SyntaxNode, loop: SyntaxNod
     case 'subscript':
       return next(fieldOf(node, 'value')!);
     case 'binary_operator':
-      return ['+', '-', '*', '/', '@', '**'].includes(node.operator ?? '') &&
-        [fieldOf(node, 'left'), fieldOf(node, 'right')].some((side) => !!side && next(side));
+      return (
+        ['+', '-', '*', '/', '@', '**'].includes(node.operator ?? '') &&
+        [fieldOf(node, 'left'), fieldOf(node, 'right')].some((side) => !!side && next(side))
+      );
     case 'augmented_assignment':
       return [fieldOf(node, 'left'), fieldOf(node, 'right')].some((side) => !!side && next(side));
     case 'unary_operator':
@@ -85,7 +100,8 @@ function callCarriesGraph(model: FileModel, call: SyntaxNode, next: (n: SyntaxNo
   if (!callee) return false;
   const qualified = model.imports.resolve(callee);
   if (qualified && GRAPH_FREE_FUNCTIONS.test(qualified)) return false;
-  if (callee.type === 'identifier' && ['float', 'int', 'bool', 'len', 'str', 'round'].includes(callee.text)) return false;
+  if (callee.type === 'identifier' && ['float', 'int', 'bool', 'len', 'str', 'round'].includes(callee.text))
+    return false;
   const method = methodCall(call);
   if (method && GRAPH_FREE_METHODS.has(method.name)) return false;
   if (isModelCall(model, call)) return true;
@@ -110,7 +126,10 @@ export function isModelCall(model: FileModel, call: SyntaxNode): boolean {
 
 function underNoGrad(statement: SyntaxNode, loop: SyntaxNode): boolean {
   for (let current = statement.parent; current && current !== loop; current = current.parent) {
-    if (current.type === 'with_statement' && /\b(no_grad|inference_mode)\s*\(/.test(current.children[0]?.text ?? ''))
+    if (
+      current.type === 'with_statement' &&
+      /\b(no_grad|inference_mode)\s*\(/.test(current.children[0]?.text ?? '')
+    )
       return true;
   }
   return false;
@@ -167,7 +186,8 @@ export function blockStacks(model: FileModel, cls: SyntaxNode): Map<string, stri
 /** `range(n)` of the comprehension building the stack: `n` as text when literal ≥ 8 or symbolic. */
 function comprehensionDepth(call: SyntaxNode): string | undefined {
   const args = fieldOf(call, 'arguments');
-  let source = args?.type === 'generator_expression' ? args : args?.children.find((c) => c.type !== 'comment');
+  let source =
+    args?.type === 'generator_expression' ? args : args?.children.find((c) => c.type !== 'comment');
   if (source?.type === 'list_splat') source = source.children[0];
   source = source && unwrap(source);
   if (!source || !['list_comprehension', 'generator_expression'].includes(source.type)) return undefined;
@@ -206,13 +226,15 @@ export function blockLoops(
   if (!forward) return [];
   const found: { loop: SyntaxNode; stackName: string; depth: string; call: SyntaxNode | undefined }[] = [];
   walk(forward, (node) => {
-    if (node !== forward && (node.type === 'function_definition' || node.type === 'class_definition')) return false;
+    if (node !== forward && (node.type === 'function_definition' || node.type === 'class_definition'))
+      return false;
     if (node.type !== 'for_statement') return;
     let iter = fieldOf(node, 'right');
     let target = fieldOf(node, 'left');
     if (iter?.type === 'call' && fieldOf(iter, 'function')?.text === 'enumerate') {
       iter = positionalArgs(iter)[0];
-      target = target && ['pattern_list', 'tuple_pattern'].includes(target.type) ? target.children[1] : undefined;
+      target =
+        target && ['pattern_list', 'tuple_pattern'].includes(target.type) ? target.children[1] : undefined;
     }
     if (iter?.type === 'subscript') iter = fieldOf(iter, 'value');
     if (!iter || !target || target.type !== 'identifier' || !iter.text.startsWith('self.')) return;

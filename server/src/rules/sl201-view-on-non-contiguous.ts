@@ -88,7 +88,10 @@ function fixesFor(
   const name = callee && fieldOf(callee, 'attribute');
   if (!name) return [];
   return [
-    { title: 'Use `.reshape(...)`', edits: [{ range: { start: name.start, end: name.end }, newText: 'reshape' }] },
+    {
+      title: 'Use `.reshape(...)`',
+      edits: [{ range: { start: name.start, end: name.end }, newText: 'reshape' }],
+    },
     {
       title: 'Insert `.contiguous()` before `.view(...)`',
       edits: [{ range: { start: receiver.end, end: receiver.end }, newText: '.contiguous()' }],

@@ -72,7 +72,8 @@ function checkpointFix(model: FileModel, call: SyntaxNode | undefined): Fix[] {
   const args = positionalArgs(call);
   const left = statement?.type === 'assignment' ? fieldOf(statement, 'left') : undefined;
   const argList = fieldOf(call, 'arguments');
-  if (!left || left.type !== 'identifier' || args.length !== 1 || unwrap(args[0]).text !== left.text) return [];
+  if (!left || left.type !== 'identifier' || args.length !== 1 || unwrap(args[0]).text !== left.text)
+    return [];
   if (argList?.children.length !== 1) return [];
   const edits: Fix['edits'] = [];
   let name = 'checkpoint';
@@ -83,9 +84,14 @@ function checkpointFix(model: FileModel, call: SyntaxNode | undefined): Fix[] {
       if (n.type === 'identifier' && n.text === 'checkpoint') taken = true;
     });
     if (taken) return [];
-    const imports = model.root.children.filter((c) => c.type === 'import_statement' || c.type === 'import_from_statement');
+    const imports = model.root.children.filter(
+      (c) => c.type === 'import_statement' || c.type === 'import_from_statement',
+    );
     const line = imports.length ? imports[imports.length - 1].end.line + 1 : 0;
-    edits.push({ range: { start: { line, column: 0 }, end: { line, column: 0 } }, newText: 'from torch.utils.checkpoint import checkpoint\n' });
+    edits.push({
+      range: { start: { line, column: 0 }, end: { line, column: 0 } },
+      newText: 'from torch.utils.checkpoint import checkpoint\n',
+    });
     name = 'checkpoint';
   }
   const callee = fieldOf(call, 'function')!;

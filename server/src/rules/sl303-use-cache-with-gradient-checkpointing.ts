@@ -36,7 +36,8 @@ export const sl303: Rule = {
   name: 'use-cache-with-gradient-checkpointing',
   category: 'memory',
   severity: 'information',
-  summary: '`use_cache=True` with Hugging Face gradient checkpointing: incompatible, the cache is wasted memory.',
+  summary:
+    '`use_cache=True` with Hugging Face gradient checkpointing: incompatible, the cache is wasted memory.',
   check({ model, report }) {
     const enablers = model.nodes.call.filter(
       (call) =>
@@ -46,7 +47,8 @@ export const sl303: Rule = {
     if (enablers.length === 0) return;
     // NOTE: only sites in a scope that enables checkpointing (or any scope when it is enabled at module level).
     const scopes = new Set(enablers.map((call) => scopeOf(call)));
-    const inScope = (node: SyntaxNode) => scopes.has(scopeOf(node)) || [...scopes].some((s) => s.type === 'module');
+    const inScope = (node: SyntaxNode) =>
+      scopes.has(scopeOf(node)) || [...scopes].some((s) => s.type === 'module');
     const message =
       '`use_cache=True` while gradient checkpointing is enabled: in training the KV cache keeps every ' +
       "layer's keys and values, the memory checkpointing is meant to save (Transformers overrides it with a " +
@@ -56,7 +58,12 @@ export const sl303: Rule = {
         node,
         range: { start: value.start, end: value.end },
         message,
-        fixes: [{ title: 'Use `use_cache=False`', edits: [{ range: { start: value.start, end: value.end }, newText: 'False' }] }],
+        fixes: [
+          {
+            title: 'Use `use_cache=False`',
+            edits: [{ range: { start: value.start, end: value.end }, newText: 'False' }],
+          },
+        ],
       });
     for (const call of model.nodes.call) {
       const value = keywordArg(call, 'use_cache');
@@ -68,7 +75,12 @@ export const sl303: Rule = {
     for (const assignment of model.nodes.assignment) {
       const left = fieldOf(assignment, 'left');
       const right = fieldOf(assignment, 'right');
-      if (left?.type === 'attribute' && /\.config\.use_cache$|^config\.use_cache$/.test(left.text) && right?.text === 'True' && inScope(assignment))
+      if (
+        left?.type === 'attribute' &&
+        /\.config\.use_cache$|^config\.use_cache$/.test(left.text) &&
+        right?.text === 'True' &&
+        inScope(assignment)
+      )
         flag(assignment, right);
     }
   },

@@ -89,7 +89,14 @@ function short(node: SyntaxNode): string {
 
 /** `loss` → `loss.detach()`; parenthesises anything but a primary expression. */
 export function detachFix(_model: FileModel, value: SyntaxNode): Fix[] {
-  const primary = ['identifier', 'attribute', 'call', 'subscript', 'parenthesized_expression'].includes(value.type);
+  const primary = ['identifier', 'attribute', 'call', 'subscript', 'parenthesized_expression'].includes(
+    value.type,
+  );
   const text = primary ? `${value.text}.detach()` : `(${value.text}).detach()`;
-  return [{ title: `Accumulate \`${short(value)}.detach()\``, edits: [{ range: { start: value.start, end: value.end }, newText: text }] }];
+  return [
+    {
+      title: `Accumulate \`${short(value)}.detach()\``,
+      edits: [{ range: { start: value.start, end: value.end }, newText: text }],
+    },
+  ];
 }

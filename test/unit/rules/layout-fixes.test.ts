@@ -25,7 +25,10 @@ test('both SL201 fixes apply and remove the finding', async () => {
   const [finding] = await sl201(source);
   assert.ok(finding, 'SL201 fires on the unfixed source');
   assert.equal(finding.fixes.length, 2);
-  const expected = ['.transpose(1, 2).reshape(B, T, nh * hs)', '.transpose(1, 2).contiguous().view(B, T, nh * hs)'];
+  const expected = [
+    '.transpose(1, 2).reshape(B, T, nh * hs)',
+    '.transpose(1, 2).contiguous().view(B, T, nh * hs)',
+  ];
   for (const [index, fix] of finding.fixes.entries()) {
     const fixed = applyEdits(source, fix.edits);
     assert.ok(fixed.includes(expected[index]), fixed);
@@ -36,7 +39,16 @@ test('both SL201 fixes apply and remove the finding', async () => {
 test('the stride model: transpose then merge fails for every size, split succeeds', () => {
   const [B, T, C] = [atom('B'), atom('T'), atom('C')];
   const moved = transpose(contiguous([B, T, C]), 1, 2, 'transpose(1, 2)')!;
-  const merged = tryView(moved, [B, { coef: 1, atoms: new Map([['T', 1], ['C', 1]]) }]);
+  const merged = tryView(moved, [
+    B,
+    {
+      coef: 1,
+      atoms: new Map([
+        ['T', 1],
+        ['C', 1],
+      ]),
+    },
+  ]);
   assert.equal(merged.kind, 'fails');
   assert.equal(merged.kind === 'fails' && merged.definite, true);
   assert.equal(tryView(moved, [B, C, T]).kind, 'succeeds');

@@ -55,7 +55,10 @@ test('SL201 agrees with PyTorch on every literal-shape view case', async () => {
     const severities = await sl201On(viewCase);
     const flagged = severities.includes('warning');
     if (flagged === !viewCase.ok) agreed++;
-    else disagreements.push(`${viewCase.name}: PyTorch ${viewCase.ok ? 'succeeds' : 'raises'}, SL201 ${flagged ? 'flags' : 'is silent'}`);
+    else
+      disagreements.push(
+        `${viewCase.name}: PyTorch ${viewCase.ok ? 'succeeds' : 'raises'}, SL201 ${flagged ? 'flags' : 'is silent'}`,
+      );
   }
   console.log(`view-truth: SL201 agrees with PyTorch on ${agreed}/${literal.length} literal cases`);
   assert.deepEqual(disagreements, []);
@@ -70,21 +73,28 @@ test('SL201 gives the stated verdict on symbolic-shape cases, consistent with Py
       : severities.includes('information')
         ? 'conditional'
         : 'silent';
-    if (verdict !== viewCase.symbolic) problems.push(`${viewCase.name}: expected ${viewCase.symbolic}, got ${verdict}`);
-    if (viewCase.symbolic === 'flag' && viewCase.ok) problems.push(`${viewCase.name}: flagged but PyTorch succeeds`);
-    if (viewCase.symbolic === 'silent' && !viewCase.ok) problems.push(`${viewCase.name}: silent but PyTorch raises`);
+    if (verdict !== viewCase.symbolic)
+      problems.push(`${viewCase.name}: expected ${viewCase.symbolic}, got ${verdict}`);
+    if (viewCase.symbolic === 'flag' && viewCase.ok)
+      problems.push(`${viewCase.name}: flagged but PyTorch succeeds`);
+    if (viewCase.symbolic === 'silent' && !viewCase.ok)
+      problems.push(`${viewCase.name}: silent but PyTorch raises`);
   }
   assert.deepEqual(problems, []);
 });
 
 const hasTorch = spawnSync(torchPython, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
 
-test('the committed table matches a fresh run of the generator', { skip: !hasTorch && `no torch in ${torchPython}` }, () => {
-  const run = spawnSync(torchPython, [join(truthDir, 'generate_view_truth.py'), '--stdout'], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  assert.equal(run.status, 0, run.stderr);
-  const fresh = JSON.parse(run.stdout) as { cases: ViewCase[] };
-  assert.deepEqual(fresh.cases, table.cases, 'view-cases.json is stale: rerun generate_view_truth.py');
-});
+test(
+  'the committed table matches a fresh run of the generator',
+  { skip: !hasTorch && `no torch in ${torchPython}` },
+  () => {
+    const run = spawnSync(torchPython, [join(truthDir, 'generate_view_truth.py'), '--stdout'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const fresh = JSON.parse(run.stdout) as { cases: ViewCase[] };
+    assert.deepEqual(fresh.cases, table.cases, 'view-cases.json is stale: rerun generate_view_truth.py');
+  },
+);

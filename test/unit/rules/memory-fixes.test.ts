@@ -17,7 +17,11 @@ async function fixRemoves(input: { code: string; text: string; contains: string 
   assert.ok(finding.fixes.length > 0, `${input.code} offers a fix`);
   const fixed = applyEdits(input.text, finding.fixes[0].edits);
   assert.ok(fixed.includes(input.contains), fixed);
-  assert.deepEqual(await findings(fixed, input.code), [], `${input.code} still fires after its fix:\n${fixed}`);
+  assert.deepEqual(
+    await findings(fixed, input.code),
+    [],
+    `${input.code} still fires after its fix:\n${fixed}`,
+  );
 }
 
 const trainLoop = (accumulate: string) =>
@@ -40,17 +44,41 @@ const trainLoop = (accumulate: string) =>
 
 test('SL304: `total += loss` becomes `total += loss.detach()`', async () => {
   await fixRemoves({ code: 'SL304', text: trainLoop('total += loss'), contains: 'total += loss.detach()' });
-  await fixRemoves({ code: 'SL304', text: trainLoop('total = total + loss * 2'), contains: '(loss * 2).detach()' });
+  await fixRemoves({
+    code: 'SL304',
+    text: trainLoop('total = total + loss * 2'),
+    contains: '(loss * 2).detach()',
+  });
 });
 
 test('SL305: `history.append(loss)` becomes `history.append(loss.detach())`', async () => {
-  await fixRemoves({ code: 'SL305', text: trainLoop('history.append(loss)'), contains: 'history.append(loss.detach())' });
+  await fixRemoves({
+    code: 'SL305',
+    text: trainLoop('history.append(loss)'),
+    contains: 'history.append(loss.detach())',
+  });
 });
 
 test('SL302: adds `use_reentrant=False`, also after a trailing comma', async () => {
-  const text = (call: string) => ['from torch.utils.checkpoint import checkpoint', '', '', 'def f(block, x):', `    return ${call}`, ''].join('\n');
-  await fixRemoves({ code: 'SL302', text: text('checkpoint(block, x)'), contains: 'checkpoint(block, x, use_reentrant=False)' });
-  await fixRemoves({ code: 'SL302', text: text('checkpoint(block, x,)'), contains: 'checkpoint(block, x, use_reentrant=False,)' });
+  const text = (call: string) =>
+    [
+      'from torch.utils.checkpoint import checkpoint',
+      '',
+      '',
+      'def f(block, x):',
+      `    return ${call}`,
+      '',
+    ].join('\n');
+  await fixRemoves({
+    code: 'SL302',
+    text: text('checkpoint(block, x)'),
+    contains: 'checkpoint(block, x, use_reentrant=False)',
+  });
+  await fixRemoves({
+    code: 'SL302',
+    text: text('checkpoint(block, x,)'),
+    contains: 'checkpoint(block, x, use_reentrant=False,)',
+  });
 });
 
 test('SL303: `use_cache=True` becomes `use_cache=False`', async () => {
