@@ -22,7 +22,7 @@ const OPTIMIZER_RECEIVER = /(^|_)(optim\w*|opt|optimizer\w*|engine|model_engine|
 const SCHEDULER_RECEIVER = /sched|lr_|warmup/i;
 /** Conditions that mark a logging branch: rank-0 guards and logging flags. */
 const LOGGING_NAME =
-  /log|print|report|verbose|display|master_process|main_process|is_main|global_zero|rank_zero|rank0|wandb|tensorboard/i;
+  /(^|_)(log|logs|logging|print|report|verbose|display)(_|$|\d)|master_process|main_process|is_main|global_zero|rank_zero|rank0|wandb|tensorboard/i;
 const RANK_NAME =
   /^(rank|local_rank|global_rank|node_rank|ddp_rank|ddp_local_rank|process_index|local_process_index|get_rank)$/;
 
