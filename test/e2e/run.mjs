@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSuite, runSuiteInCodeServer } from './lib/ext-host.mjs';
-import { launchBrowser, openWorkbench, screenshot } from './lib/workbench.mjs';
+import { launchBrowser, openWorkbench, runCommand, screenshot } from './lib/workbench.mjs';
 import { uiScenarios } from './scenarios/ui.mjs';
 import { cleanup, outputDir, setup, startUiServer, timed } from './setup.mjs';
 import { prepareWorkspace, repoRoot } from './workspace.mjs';
@@ -39,6 +39,8 @@ async function runUiScenarios(ctx) {
     for (const scenario of scenarios) {
       const start = Date.now();
       try {
+        // Each scenario starts from one editor group with no editors open.
+        await runCommand(page, 'View: Close All Editor Groups');
         const outcome = (await scenario.run({ page, folder, ctx })) ?? {};
         const shot = await screenshot(page, outputDir, scenario.name);
         if (process.env.SHARDLENS_UPDATE_SCREENSHOTS === '1' && readmeShots[outcome.screenshot]) {

@@ -89,7 +89,8 @@ export async function setup({ timings = {} } = {}) {
 /** Starts code-server for the UI scenarios with the installed .vsix and a fresh user-data folder. */
 export async function startUiServer({ ctx, folder, name = 'ui' }) {
   const userDataDir = join(ctx.runDir, `user-${name}`);
-  writeUserSettings(userDataDir, userSettings({ trusted: true }));
+  // Auto-save: scenarios close all editors between them without a save prompt.
+  writeUserSettings(userDataDir, { ...userSettings({ trusted: true }), 'files.autoSave': 'afterDelay' });
   return startCodeServer({
     tools: ctx.tools,
     runDir: ctx.runDir,

@@ -42,6 +42,7 @@ export function hotLoopOf(model: FileModel, node: SyntaxNode): SyntaxNode | unde
  * except by `allowed` statements (the accumulation itself): its value crosses iterations.
  */
 export function carriedAcross(input: {
+  model: FileModel;
   name: string;
   use: SyntaxNode;
   loop: SyntaxNode;
@@ -52,7 +53,15 @@ export function carriedAcross(input: {
     (s) => s.anchor.endIndex <= input.loop.startIndex && s.binding.kind !== 'parameter',
   );
   if (!before) return false;
-  return !sites.some((s) => isWithin(s.anchor, input.loop) && !input.allowed(s.anchor));
+  const resetIn = (loop: SyntaxNode) =>
+    sites.some((s) => isWithin(s.anchor, loop) && !input.allowed(s.anchor));
+  if (resetIn(input.loop)) return false;
+  // NOTE: reset once per optimizer step (micro-batches inside a step loop): bounded, not a leak.
+  const roles = input.model.roles;
+  for (let outer = roles.enclosingLoop(input.loop); outer; outer = roles.enclosingLoop(outer)) {
+    if (roles.isHotLoop(outer) && resetIn(outer)) return false;
+  }
+  return true;
 }
 
 /**

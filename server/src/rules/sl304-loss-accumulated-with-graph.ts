@@ -47,6 +47,7 @@ export const sl304: Rule = {
       const loop = hotLoopOf(model, statement);
       if (!loop || !carriesGraph(model, found.value, loop)) continue;
       const carried = carriedAcross({
+        model,
         name: found.name,
         use: statement,
         loop,

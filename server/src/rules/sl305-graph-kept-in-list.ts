@@ -48,7 +48,7 @@ export const sl305: Rule = {
       if (role !== 'hot' && role !== 'logging') continue;
       const loop = hotLoopOf(model, call);
       if (!loop || !carriesGraph(model, args[0], loop)) continue;
-      if (!carriedAcross({ name: list.text, use: call, loop, allowed: () => false })) continue;
+      if (!carriedAcross({ model, name: list.text, use: call, loop, allowed: () => false })) continue;
       const value = args[0].text.length <= 40 ? args[0].text : 'the tensor';
       report({
         node: call,

@@ -8,11 +8,12 @@ import {
   isBackwardCall,
   isOptimizerStep,
   wrapsOf,
+  mentionsAttribute,
 } from './distributed-helpers';
 import type { Rule } from './types';
 
 /** Any of these in the file means gradient sync is managed (DDP/FSDP1 `no_sync`, nanoGPT's flag, FSDP2). */
-const SYNC_CONTROL = /\bno_sync\b|require_backward_grad_sync|set_requires_gradient_sync|set_is_last_backward/;
+const SYNC_CONTROL = /^(no_sync|require_backward_grad_sync|set_requires_gradient_sync|set_is_last_backward)$/;
 
 /**
  * ## What it does
@@ -54,7 +55,7 @@ export const sl402: Rule = {
   severity: 'warning',
   summary: 'Gradient accumulation on a DDP/FSDP model without `no_sync()` all-reduces every micro-batch.',
   check({ model, report }) {
-    if (frameworkOwnsLoop(model) || SYNC_CONTROL.test(model.source.text)) return;
+    if (frameworkOwnsLoop(model) || mentionsAttribute(model, SYNC_CONTROL)) return;
     const wraps = wrapsOf(model);
     if (!wraps.length) return;
     const ddp = wraps.some((wrap) => wrap.kind === 'ddp');

@@ -57,14 +57,15 @@ export const sl406: Rule = {
       const qualified = calleeName(model, call) ?? '';
       const name = qualified.slice('torch.distributed.'.length);
       if (BLOCKING.test(qualified)) {
+        const when = model.roleOf(call) === 'hot' ? 'on every training step' : 'once per log interval';
         report({
           node: call,
           message:
             name === 'barrier' || name === 'monitored_barrier'
-              ? '`dist.barrier()` on every training step: every rank waits for the slowest and the host blocks on ' +
+              ? `\`dist.barrier()\` ${when}: every rank waits for the slowest and the host blocks on ` +
                 "the GPU, so per-rank jitter becomes everyone's step time. Collectives in backward already keep " +
                 'ranks in step; keep barriers to setup, checkpointing and shutdown.'
-              : `\`dist.${name}\` on every training step pickles objects on the host and runs two blocking ` +
+              : `\`dist.${name}\` ${when} pickles objects on the host and runs two blocking ` +
                 'collectives (sizes, then bytes) plus host–device copies. Reduce tensors on the device, and only ' +
                 'once per log interval.',
         });
