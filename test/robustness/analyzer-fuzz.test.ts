@@ -1,0 +1,112 @@
+// Robustness of the analyzer itself (no LSP): seeded fuzzing over mutated and truncated
+// training files and random bytes, 10,000-deep nesting of many shapes, a 5 MB file, and
+// CRLF/BOM/tab/astral text. analyzeText must never throw, and no stage or rule may fail;
+// the direct wasm lowering must equal the public-API lowering on every input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { initParser, parseSource } from '../../server/src/parse/parser';
+import { setDirectWasmEnabled, isDirectWasmActive } from '../../server/src/parse/direct-walk';
+import type { SyntaxNode } from '../../server/src/parse/syntax';
+import { analyzeText, MAX_ANALYSED_BYTES, type FileAnalysis } from '../../server/src/analyzer';
+import { mergeSettings } from '../../server/src/config/settings';
+import { wasmDir } from '../helpers/paths';
+import { awkwardText, deepInputs, mutatedFiles, randomByteTexts } from './inputs';
+
+const settings = mergeSettings({});
+
+async function analyse(text: string): Promise<FileAnalysis> {
+  const parser = await initParser({ wasmDir });
+  return analyzeText({ parser, text, filePath: null, settings });
+}
+
+function failuresOf(analysis: FileAnalysis): string {
+  return analysis.failures.map((f) => `${f.code}: ${f.error.split('\n').slice(0, 4).join(' | ')}`).join('\n');
+}
+
+/** A flat fingerprint of a lowered tree (type, field, range, operator, child count), iteratively. */
+function fingerprint(root: SyntaxNode): string[] {
+  const out: string[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    out.push(`${node.type}|${node.field}|${node.startIndex}|${node.endIndex}|${node.operator ?? ''}|${node.children.length}`);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return out;
+}
+
+test('mutated and truncated training files never make the analyzer fail', async () => {
+  const files = mutatedFiles(300, 1234);
+  const problems: string[] = [];
+  for (const [i, text] of files.entries()) {
+    const analysis = await analyse(text);
+    assert.ok(Array.isArray(analysis.findings));
+    if (analysis.failures.length) problems.push(`file ${i}:\n${failuresOf(analysis)}`);
+    for (const finding of analysis.findings) {
+      assert.ok(finding.range.start.line >= 0 && finding.range.start.column >= 0, `file ${i}: bad range`);
+    }
+  }
+  assert.deepEqual(problems, [], problems.slice(0, 5).join('\n'));
+});
+
+test('random bytes never make the analyzer fail', async () => {
+  for (const [i, text] of randomByteTexts(60, 99).entries()) {
+    const analysis = await analyse(text);
+    assert.deepEqual(analysis.failures, [], `input ${i}: ${failuresOf(analysis)}`);
+  }
+});
+
+test('the direct wasm lowering equals the public TreeCursor lowering', async () => {
+  const parser = await initParser({ wasmDir });
+  assert.ok(isDirectWasmActive(), 'the direct walk should be active with the pinned web-tree-sitter');
+  const inputs = [...mutatedFiles(40, 77), ...randomByteTexts(10, 5), ...Object.values(deepInputs(2_000)), awkwardText().text];
+  try {
+    for (const [i, text] of inputs.entries()) {
+      setDirectWasmEnabled(true);
+      const direct = fingerprint(parseSource(parser, text).root);
+      setDirectWasmEnabled(false);
+      const viaCursor = fingerprint(parseSource(parser, text).root);
+      assert.deepEqual(direct, viaCursor, `input ${i}`);
+    }
+  } finally {
+    setDirectWasmEnabled(true);
+  }
+});
+
+for (const [name, text] of Object.entries(deepInputs())) {
+  test(`10,000-deep ${name}: analysed without a stack overflow in any stage or rule`, async () => {
+    const analysis = await analyse(text);
+    assert.equal(analysis.note, undefined, `analysis gave up: ${analysis.note}\n${failuresOf(analysis)}`);
+    assert.deepEqual(
+      analysis.failures.map((f) => `${f.code}: ${f.error.split('\n').slice(0, 3).join(' | ')}`),
+      [],
+    );
+  });
+}
+
+test('a 5 MB file is refused with a note, quickly, and a 1 MB one is analysed', async () => {
+  const line = 'x = torch.zeros(8).view(2, 4)  # padding to make a long line of text\n';
+  const big = `import torch\n${line.repeat(Math.ceil((5 * 1024 * 1024) / line.length))}`;
+  const started = Date.now();
+  const refused = await analyse(big);
+  assert.ok(Buffer.byteLength(big) > MAX_ANALYSED_BYTES);
+  assert.match(refused.note ?? '', /not analysed: 5\.\d MB/);
+  assert.ok(Date.now() - started < 2_000, 'refusing a big file should not parse it');
+  const medium = `import torch\n${line.repeat(Math.ceil((1024 * 1024) / line.length))}`;
+  const analysed = await analyse(medium);
+  assert.equal(analysed.note, undefined);
+  assert.ok(analysed.model, 'a 1 MB file is analysed');
+  assert.deepEqual(analysed.failures, []);
+});
+
+test('CRLF, a BOM, tabs and astral characters keep UTF-16 positions right', async () => {
+  const { text, itemLine, itemColumn } = awkwardText();
+  const analysis = await analyse(text);
+  assert.deepEqual(analysis.failures, []);
+  const finding = analysis.findings.find((f) => f.code === 'SL101');
+  assert.ok(finding, `SL101 expected; got ${JSON.stringify(analysis.findings.map((f) => f.code))}`);
+  assert.equal(finding.range.start.line, itemLine);
+  const columnText = text.split('\r\n')[itemLine].slice(finding.range.start.column, finding.range.end.column);
+  assert.ok(finding.range.start.column >= itemColumn, `finding starts at ${finding.range.start.column}`);
+  assert.match(columnText, /item/, `the range covers "${columnText}"`);
+});
