@@ -22,7 +22,10 @@ async function main() {
       for (const trusted of [true, false]) {
         const name = `${version}-${trusted ? 'trusted' : 'untrusted'}`;
         const folder = prepareWorkspace({ dir: join(runDir, `workspace-${name}`) });
-        writeFileSync(join(folder, 'e2e-suite-mode.json'), JSON.stringify({ mode: trusted ? 'trusted' : 'untrusted' }));
+        writeFileSync(
+          join(folder, 'e2e-suite-mode.json'),
+          JSON.stringify({ mode: trusted ? 'trusted' : 'untrusted' }),
+        );
         // Each run has its own user data and extensions folders: an installed .vsix has the
         // same id as the development copy and must not shadow it.
         const userDataDir = join(runDir, `user-${name}`);

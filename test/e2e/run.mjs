@@ -14,7 +14,9 @@ import { prepareWorkspace, repoRoot } from './workspace.mjs';
 const started = Date.now();
 const timings = {};
 const results = [];
-const only = process.env.SHARDLENS_E2E_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env.SHARDLENS_E2E_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const selected = (name) => !only || only.some((o) => name.startsWith(o));
 
 /** README images: scenario screenshot name → media/screenshots file. */
@@ -23,7 +25,9 @@ const readmeShots = { diagnostics: 'diagnostics.png', hover: 'hover.png', benchm
 function record(result) {
   results.push(result);
   const mark = result.ok ? 'PASS' : 'FAIL';
-  console.log(`e2e: ${mark} ${result.name} (${result.seconds.toFixed(1)} s)${result.ok ? '' : `\n  ${result.error}`}`);
+  console.log(
+    `e2e: ${mark} ${result.name} (${result.seconds.toFixed(1)} s)${result.ok ? '' : `\n  ${result.error}`}`,
+  );
 }
 
 async function runUiScenarios(ctx) {
@@ -33,7 +37,10 @@ async function runUiScenarios(ctx) {
   const server = await timed(timings, 'ui server start', () => startUiServer({ ctx, folder }));
   let browser;
   try {
-    browser = await launchBrowser({ executablePath: ctx.chromium, profileDir: join(ctx.runDir, 'chromium-ui') });
+    browser = await launchBrowser({
+      executablePath: ctx.chromium,
+      profileDir: join(ctx.runDir, 'chromium-ui'),
+    });
     const page = browser.pages()[0] ?? (await browser.newPage());
     await timed(timings, 'workbench load', () => openWorkbench(page, { url: server.url, folder }));
     for (const scenario of scenarios) {
@@ -47,10 +54,22 @@ async function runUiScenarios(ctx) {
           mkdirSync(join(repoRoot, 'media', 'screenshots'), { recursive: true });
           copyFileSync(shot, join(repoRoot, 'media', 'screenshots', readmeShots[outcome.screenshot]));
         }
-        record({ name: scenario.name, title: scenario.title, ok: true, seconds: (Date.now() - start) / 1000, details: outcome.details });
+        record({
+          name: scenario.name,
+          title: scenario.title,
+          ok: true,
+          seconds: (Date.now() - start) / 1000,
+          details: outcome.details,
+        });
       } catch (error) {
         await screenshot(page, outputDir, `${scenario.name}-failure`).catch(() => {});
-        record({ name: scenario.name, title: scenario.title, ok: false, seconds: (Date.now() - start) / 1000, error: String(error?.message ?? error) });
+        record({
+          name: scenario.name,
+          title: scenario.title,
+          ok: false,
+          seconds: (Date.now() - start) / 1000,
+          error: String(error?.message ?? error),
+        });
       }
       await page.keyboard.press('Escape').catch(() => {});
     }
@@ -71,16 +90,35 @@ async function runSuites(ctx) {
     const start = Date.now();
     try {
       const folder = prepareWorkspace({ dir: join(ctx.runDir, `workspace-${suite.name}`) });
-      writeFileSync(join(folder, 'e2e-suite-mode.json'), JSON.stringify({ mode: suite.trusted ? 'trusted' : 'untrusted' }));
-      const { code, output } = await runSuiteInCodeServer({ ctx, folder, trusted: suite.trusted, name: suite.name, outputDir });
+      writeFileSync(
+        join(folder, 'e2e-suite-mode.json'),
+        JSON.stringify({ mode: suite.trusted ? 'trusted' : 'untrusted' }),
+      );
+      const { code, output } = await runSuiteInCodeServer({
+        ctx,
+        folder,
+        trusted: suite.trusted,
+        name: suite.name,
+        outputDir,
+      });
       writeFileSync(join(outputDir, `${suite.name}.log`), output);
       if (code !== 0) {
-        const failing = output.split('\n').filter((l) => /failing|Error|AssertionError|^\s*\d+\) /.test(l)).slice(0, 30).join('\n  ');
+        const failing = output
+          .split('\n')
+          .filter((l) => /failing|Error|AssertionError|^\s*\d+\) /.test(l))
+          .slice(0, 30)
+          .join('\n  ');
         throw new Error(`exit code ${code}; see test-output/e2e/${suite.name}.log\n  ${failing}`);
       }
       record({ name: suite.name, title: suite.title, ok: true, seconds: (Date.now() - start) / 1000 });
     } catch (error) {
-      record({ name: suite.name, title: suite.title, ok: false, seconds: (Date.now() - start) / 1000, error: String(error?.message ?? error) });
+      record({
+        name: suite.name,
+        title: suite.title,
+        ok: false,
+        seconds: (Date.now() - start) / 1000,
+        error: String(error?.message ?? error),
+      });
     }
   }
 }
@@ -88,14 +126,20 @@ async function runSuites(ctx) {
 function summary() {
   const total = (Date.now() - started) / 1000;
   console.log('\n── Shardlens end-to-end summary ──');
-  for (const [step, seconds] of Object.entries(timings)) console.log(`  ${step.padEnd(28)} ${seconds.toFixed(1).padStart(6)} s`);
+  for (const [step, seconds] of Object.entries(timings))
+    console.log(`  ${step.padEnd(28)} ${seconds.toFixed(1).padStart(6)} s`);
   for (const r of results) {
-    console.log(`  ${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(24)} ${r.seconds.toFixed(1).padStart(6)} s  ${r.title}`);
+    console.log(
+      `  ${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(24)} ${r.seconds.toFixed(1).padStart(6)} s  ${r.title}`,
+    );
     if (!r.ok) console.log(`        ${r.error.split('\n').join('\n        ')}`);
   }
   const failed = results.filter((r) => !r.ok).length;
   console.log(`  ${results.length - failed} passed, ${failed} failed, total ${total.toFixed(1)} s`);
-  writeFileSync(join(outputDir, 'summary.json'), JSON.stringify({ timings, results, totalSeconds: total }, null, 2));
+  writeFileSync(
+    join(outputDir, 'summary.json'),
+    JSON.stringify({ timings, results, totalSeconds: total }, null, 2),
+  );
   return failed;
 }
 

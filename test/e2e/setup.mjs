@@ -32,14 +32,22 @@ export async function timed(timings, name, fn) {
 export async function packageExtension(runDir) {
   let vsix = process.env.SHARDLENS_E2E_VSIX;
   if (!vsix) {
-    await runCommand({ command: 'npm', args: ['run', 'package'], cwd: repoRoot, label: 'package', quiet: true });
+    await runCommand({
+      command: 'npm',
+      args: ['run', 'package'],
+      cwd: repoRoot,
+      label: 'package',
+      quiet: true,
+    });
     vsix = join(repoRoot, 'shardlens.vsix');
   }
   const copy = join(runDir, 'shardlens.vsix');
   copyFileSync(vsix, copy);
   const breakWith = process.env.SHARDLENS_E2E_BREAK;
   if (breakWith === 'no-wasm') {
-    console.log('e2e: SHARDLENS_E2E_BREAK=no-wasm: removing extension/dist/tree-sitter-python.wasm from the copied .vsix');
+    console.log(
+      'e2e: SHARDLENS_E2E_BREAK=no-wasm: removing extension/dist/tree-sitter-python.wasm from the copied .vsix',
+    );
     const script = [
       'import sys, zipfile, shutil',
       'src, dst, drop = sys.argv[1], sys.argv[1] + ".tmp", sys.argv[2]',

@@ -53,14 +53,24 @@ function timeCommand(command: string, args: string[], cwd: string, outFile: stri
       maxBuffer: 64 * 1024 * 1024,
       env: { ...process.env, NODE_OPTIONS: '' },
     });
-    return { seconds: (nowMs() - start) / 1000, status: result.status, signal: result.signal, stderr: String(result.stderr ?? '') };
+    return {
+      seconds: (nowMs() - start) / 1000,
+      status: result.status,
+      signal: result.signal,
+      stderr: String(result.stderr ?? ''),
+    };
   } finally {
     closeSync(out);
   }
 }
 
 /** Runs our CLI `runs` times and pyright once over a corpus of `files` files. */
-export function measureCli(input: { repoRoot: string; files: number; runs: number; pyright: boolean }): CliThroughput {
+export function measureCli(input: {
+  repoRoot: string;
+  files: number;
+  runs: number;
+  pyright: boolean;
+}): CliThroughput {
   const corpus = writeCorpus(input.files);
   const outFile = join(corpus.dir, '..', `shardlens-bench-out-${process.pid}.json`);
   try {
@@ -73,9 +83,11 @@ export function measureCli(input: { repoRoot: string; files: number; runs: numbe
         outFile,
         600_000,
       );
-      if (run.status !== 0) throw new Error(`shardlens check exited ${run.status}: ${run.stderr.slice(0, 2000)}`);
+      if (run.status !== 0)
+        throw new Error(`shardlens check exited ${run.status}: ${run.stderr.slice(0, 2000)}`);
       const findings = JSON.parse(readFileSync(outFile, 'utf8'));
-      if (!Array.isArray(findings) && typeof findings !== 'object') throw new Error('shardlens check printed no JSON');
+      if (!Array.isArray(findings) && typeof findings !== 'object')
+        throw new Error('shardlens check printed no JSON');
       ours.push(run.seconds);
     }
     const seconds = median(ours);
@@ -92,7 +104,9 @@ export function measureCli(input: { repoRoot: string; files: number; runs: numbe
         600_000,
       );
       try {
-        const report = JSON.parse(readFileSync(outFile, 'utf8')) as { summary?: { filesAnalyzed?: number; timeInSec?: number } };
+        const report = JSON.parse(readFileSync(outFile, 'utf8')) as {
+          summary?: { filesAnalyzed?: number; timeInSec?: number };
+        };
         pyrightFilesAnalyzed = report.summary?.filesAnalyzed ?? null;
         pyrightSeconds = run.seconds;
         pyrightNote = `pyright ${run.status === 1 ? 'found type errors (exit 1), as expected without torch stubs' : `exit ${run.status}`}; its own timeInSec ${report.summary?.timeInSec}`;

@@ -123,7 +123,11 @@ export function rssMB(pid: number): number {
 }
 
 /** Spawns the bundled server, applies `edits` random edits (each analysed), and compares RSS. */
-export async function measureMemory(input: { repoRoot: string; edits: number; lines: number }): Promise<MemoryGrowth> {
+export async function measureMemory(input: {
+  repoRoot: string;
+  edits: number;
+  lines: number;
+}): Promise<MemoryGrowth> {
   const child = spawn(process.execPath, [join(input.repoRoot, 'dist', 'server.js'), '--stdio'], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });

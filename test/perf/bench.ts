@@ -48,28 +48,75 @@ async function main(): Promise<void> {
     report.ratios = ratios;
     log(
       table(
-        ['lines', 'KB', 'nodes', 'rounds', 'parse ms', 'lower ms', 'FileModel ms', 'rules ms', 'total ms', 'total/parse', '(total-parse)/parse'],
-        ratios.map((r) => [r.lines, r.kilobytes, r.nodes, r.rounds, r.parseMs, r.lowerMs, r.fileModelMs, r.rulesMs, r.totalMs, `${r.totalOverParse}×`, `${r.extraOverParse}×`]),
+        [
+          'lines',
+          'KB',
+          'nodes',
+          'rounds',
+          'parse ms',
+          'lower ms',
+          'FileModel ms',
+          'rules ms',
+          'total ms',
+          'total/parse',
+          '(total-parse)/parse',
+        ],
+        ratios.map((r) => [
+          r.lines,
+          r.kilobytes,
+          r.nodes,
+          r.rounds,
+          r.parseMs,
+          r.lowerMs,
+          r.fileModelMs,
+          r.rulesMs,
+          r.totalMs,
+          `${r.totalOverParse}×`,
+          `${r.extraOverParse}×`,
+        ]),
       ),
     );
     const at2000 = ratios.find((r) => r.lines === 2_000)!;
-    log(`target total/parse ≤ ${TARGETS.totalOverParseAt2000}× at 2,000 lines: ${at2000.totalOverParse}× ${at2000.totalOverParse <= TARGETS.totalOverParseAt2000 ? 'MET' : 'NOT MET'}`);
+    log(
+      `target total/parse ≤ ${TARGETS.totalOverParseAt2000}× at 2,000 lines: ${at2000.totalOverParse}× ${at2000.totalOverParse <= TARGETS.totalOverParseAt2000 ? 'MET' : 'NOT MET'}`,
+    );
     const lowering = compareLowering(parser, 2_000, quick ? 5 : 20);
     report.lowering = lowering;
-    log(`\n# Lowering at 2,000 lines (parse ${lowering.parseMs} ms): public TreeCursor API ${lowering.lowerCursorApiMs} ms, direct wasm walk ${lowering.lowerDirectMs} ms (${lowering.speedup}× faster; direct active: ${lowering.directActive})`);
+    log(
+      `\n# Lowering at 2,000 lines (parse ${lowering.parseMs} ms): public TreeCursor API ${lowering.lowerCursorApiMs} ms, direct wasm walk ${lowering.lowerDirectMs} ms (${lowering.speedup}× faster; direct active: ${lowering.directActive})`,
+    );
   }
 
   if (wants('cli')) {
     const files = quick ? 300 : 2_000;
     log(`\n# CLI throughput on ${files} generated files`);
-    const cli = measureCli({ repoRoot, files, runs: quick ? 1 : 3, pyright: process.env.BENCH_PYRIGHT !== '0' });
+    const cli = measureCli({
+      repoRoot,
+      files,
+      runs: quick ? 1 : 3,
+      pyright: process.env.BENCH_PYRIGHT !== '0',
+    });
     report.cli = cli;
     log(
       table(
         ['tool', 'files', 'MB', 'seconds', 'files/s', 'MB/s'],
         [
-          ['shardlens check', cli.files, cli.megabytes, cli.shardlensSeconds, cli.shardlensFilesPerSecond, cli.shardlensMBPerSecond],
-          ['pyright --outputjson', cli.pyrightFilesAnalyzed ?? '-', cli.megabytes, cli.pyrightSeconds ?? '-', cli.pyrightFilesPerSecond ?? '-', cli.pyrightSeconds ? Math.round((cli.megabytes / cli.pyrightSeconds) * 100) / 100 : '-'],
+          [
+            'shardlens check',
+            cli.files,
+            cli.megabytes,
+            cli.shardlensSeconds,
+            cli.shardlensFilesPerSecond,
+            cli.shardlensMBPerSecond,
+          ],
+          [
+            'pyright --outputjson',
+            cli.pyrightFilesAnalyzed ?? '-',
+            cli.megabytes,
+            cli.pyrightSeconds ?? '-',
+            cli.pyrightFilesPerSecond ?? '-',
+            cli.pyrightSeconds ? Math.round((cli.megabytes / cli.pyrightSeconds) * 100) / 100 : '-',
+          ],
         ],
       ),
     );
@@ -98,7 +145,9 @@ async function main(): Promise<void> {
     log(`\n# Server RSS (spawned dist/server.js --stdio, /proc VmRSS) over ${edits} random edits`);
     const memory = await measureMemory({ repoRoot, edits, lines: 300 });
     report.memory = memory;
-    log(`RSS after first edit ${memory.rssAfterFirstMB} MB, after ${memory.edits} edits ${memory.rssAfterAllMB} MB: ${memory.ratio}× (target ≤ ${TARGETS.memoryRatio}×: ${memory.ratio <= TARGETS.memoryRatio ? 'MET' : 'NOT MET'})`);
+    log(
+      `RSS after first edit ${memory.rssAfterFirstMB} MB, after ${memory.edits} edits ${memory.rssAfterAllMB} MB: ${memory.ratio}× (target ≤ ${TARGETS.memoryRatio}×: ${memory.ratio <= TARGETS.memoryRatio ? 'MET' : 'NOT MET'})`,
+    );
     log(`samples every 1,000 edits (MB): ${memory.samplesMB.join(', ')}`);
   }
 

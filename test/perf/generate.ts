@@ -96,7 +96,8 @@ function moduleBlock(dice: Dice, id: number): string[] {
     '        self.drop = nn.Dropout(dropout)',
   ];
   if (dice.chance(0.4)) lines.push(`        self.embed = nn.Embedding(${dice.pick([32000, 50304])}, dim)`);
-  if (dice.chance(0.3)) lines.push("        self.register_buffer('mask', torch.tril(torch.ones(1024, 1024)))");
+  if (dice.chance(0.3))
+    lines.push("        self.register_buffer('mask', torch.tril(torch.ones(1024, 1024)))");
   lines.push('', '    def forward(self, x):', '        b, t, c = x.size()');
   const body = dice.int(2, 6);
   for (let i = 0; i < body; i++) {
@@ -171,10 +172,7 @@ function helperBlock(dice: Dice, id: number): string[] {
 
 function trainBlock(dice: Dice, id: number, modelName: string): string[] {
   const optimizer = dice.pick(OPTIMIZERS);
-  const lines = [
-    `def train_${id}(config, loader, device='cuda'):`,
-    `    model = ${modelName}().to(device)`,
-  ];
+  const lines = [`def train_${id}(config, loader, device='cuda'):`, `    model = ${modelName}().to(device)`];
   if (dice.chance(0.6)) lines.push('    model = DDP(model, device_ids=[int(os.environ["LOCAL_RANK"])])');
   lines.push(
     `    optimizer = ${optimizer}(model.parameters(), lr=${dice.pick(['3e-4', '1e-3', '6e-4'])})`,
@@ -188,7 +186,10 @@ function trainBlock(dice: Dice, id: number, modelName: string): string[] {
     '        scaler.scale(loss).backward()',
   );
   if (dice.chance(0.5)) lines.push('        total_loss += loss.item()  # sync every step');
-  if (dice.chance(0.4)) lines.push('        print(f"step {step}: loss {loss.item():.4f}, lr {optimizer.param_groups[0][\'lr\']}")');
+  if (dice.chance(0.4))
+    lines.push(
+      '        print(f"step {step}: loss {loss.item():.4f}, lr {optimizer.param_groups[0][\'lr\']}")',
+    );
   if (dice.chance(0.3)) lines.push('        if torch.isnan(loss):\n            break');
   lines.push(
     '        scaler.unscale_(optimizer)',

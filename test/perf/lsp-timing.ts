@@ -11,16 +11,19 @@ export class PublishWatcher {
 
   constructor(private readonly client: LspClient) {
     // NOTE: re-registering replaces the helper's handler, so this one keeps its bookkeeping too.
-    client.connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
-      const at = nowMs();
-      client.publishes.push({ ...params, sequence: client.publishes.length });
-      const key = `${params.uri}@${params.version}`;
-      const waiter = this.waiters.get(key);
-      if (waiter) {
-        this.waiters.delete(key);
-        waiter(at);
-      } else this.arrived.set(key, at);
-    });
+    client.connection.onNotification(
+      'textDocument/publishDiagnostics',
+      (params: PublishDiagnosticsParams) => {
+        const at = nowMs();
+        client.publishes.push({ ...params, sequence: client.publishes.length });
+        const key = `${params.uri}@${params.version}`;
+        const waiter = this.waiters.get(key);
+        if (waiter) {
+          this.waiters.delete(key);
+          waiter(at);
+        } else this.arrived.set(key, at);
+      },
+    );
   }
 
   /** Resolves to the arrival time (nowMs clock) of the publish for `uri` at `version`. */

@@ -18,7 +18,10 @@ export function mutate(text: string, dice: Dice): string {
         out = out.slice(0, a) + out.slice(b);
         break;
       case 1:
-        out = out.slice(0, a) + dice.pick(['(', ')', '[', ':', '\n    ', '"""', "f'{", '\\', '\t', '😀', '\r\n', 'lambda', '**']) + out.slice(a);
+        out =
+          out.slice(0, a) +
+          dice.pick(['(', ')', '[', ':', '\n    ', '"""', "f'{", '\\', '\t', '😀', '\r\n', 'lambda', '**']) +
+          out.slice(a);
         break;
       case 2:
         out = out.slice(0, a) + out.slice(a, b) + out.slice(a, b) + out.slice(b);
@@ -26,7 +29,8 @@ export function mutate(text: string, dice: Dice): string {
       case 3: {
         const c = dice.int(0, out.length);
         const d = Math.min(out.length, c + dice.int(0, 200));
-        out = c >= b ? out.slice(0, a) + out.slice(c, d) + out.slice(b, c) + out.slice(a, b) + out.slice(d) : out;
+        out =
+          c >= b ? out.slice(0, a) + out.slice(c, d) + out.slice(b, c) + out.slice(a, b) + out.slice(d) : out;
         break;
       }
       default:

@@ -75,11 +75,6 @@ export class SourceText {
 class LoweredNode implements SyntaxNode {
   readonly children: SyntaxNode[] = [];
   operator?: string = undefined;
-  // NOTE: text and positions are computed on first use and kept: the analysis asks for the
-  // same node's text many times, and each slice or line search allocates.
-  private cachedText: string | undefined = undefined;
-  private cachedStart: Position | undefined = undefined;
-  private cachedEnd: Position | undefined = undefined;
   constructor(
     readonly source: SourceText,
     readonly type: string,
@@ -89,13 +84,13 @@ class LoweredNode implements SyntaxNode {
     readonly parent: SyntaxNode | null,
   ) {}
   get text(): string {
-    return (this.cachedText ??= this.source.text.slice(this.startIndex, this.endIndex));
+    return this.source.text.slice(this.startIndex, this.endIndex);
   }
   get start(): Position {
-    return (this.cachedStart ??= this.source.positionAt(this.startIndex));
+    return this.source.positionAt(this.startIndex);
   }
   get end(): Position {
-    return (this.cachedEnd ??= this.source.positionAt(this.endIndex));
+    return this.source.positionAt(this.endIndex);
   }
 }
 

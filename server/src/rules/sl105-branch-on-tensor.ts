@@ -64,27 +64,53 @@ export const sl105: Rule = {
       if (assertion.children[0]) flag(assertion.children[0], 'This `assert`');
     }
     for (const node of [...model.nodes.not_operator, ...model.nodes.boolean_operator]) {
+      if (coveredByOuterTest(node)) continue;
       if (node.type === 'not_operator') flag(node, '`not`');
       else flag(node.children[0], `\`${node.operator ?? 'and'}\``);
     }
   },
 };
 
-/** The tensor-valued sub-expressions whose truth a boolean context evaluates. */
+/** Whether an enclosing `not` (or the left side of an enclosing `and`/`or`) already tests this node's truth. */
+function coveredByOuterTest(node: SyntaxNode): boolean {
+  let child = node;
+  let parent = node.parent;
+  while (parent?.type === 'parenthesized_expression') {
+    child = parent;
+    parent = parent.parent;
+  }
+  if (!parent) return false;
+  return (
+    parent.type === 'not_operator' || (parent.type === 'boolean_operator' && parent.children[0] === child)
+  );
+}
+
+/** The tensor-valued sub-expressions whose truth a boolean context evaluates (iterative: chains can be 10,000 deep). */
 function truthTested(model: FileModel, expression: SyntaxNode): SyntaxNode[] {
-  const node = unwrap(expression);
-  if (node.type === 'boolean_operator') return node.children.flatMap((child) => truthTested(model, child));
-  if (node.type === 'not_operator') return node.children[0] ? truthTested(model, node.children[0]) : [];
-  if (!isDeviceTensor(model, node)) return [];
+  const found: SyntaxNode[] = [];
+  const pending = [expression];
+  while (pending.length) {
+    const node = unwrap(pending.pop()!);
+    if (node.type === 'boolean_operator' || node.type === 'not_operator') {
+      for (let i = node.children.length - 1; i >= 0; i--) pending.push(node.children[i]);
+    } else if (isTruthTestedTensor(model, node)) {
+      found.push(node);
+    }
+  }
+  return found;
+}
+
+function isTruthTestedTensor(model: FileModel, node: SyntaxNode): boolean {
+  if (!isDeviceTensor(model, node)) return false;
   // NOTE: a bare name, item or attribute (`if not batch:`, `if outputs.loss:`) is usually an
   // emptiness or None test of a dict or list the analysis took for a tensor; flag a bare name
   // only when it was visibly assigned a tensor computation.
-  if (node.type === 'subscript' || node.type === 'attribute') return [];
+  if (node.type === 'subscript' || node.type === 'attribute') return false;
   if (node.type === 'identifier') {
     const value = lastAssignedValue(model, node);
     const computed =
       value && /^(call|comparison_operator|binary_operator|unary_operator)$/.test(unwrap(value).type);
-    return computed && isDeviceTensor(model, value) ? [node] : [];
+    return !!computed && isDeviceTensor(model, value);
   }
-  return [node];
+  return true;
 }

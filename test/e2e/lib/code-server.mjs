@@ -96,7 +96,8 @@ async function waitForHealthz(url, child, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let lastError = '';
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`code-server exited with ${child.exitCode} before it was healthy`);
+    if (child.exitCode !== null)
+      throw new Error(`code-server exited with ${child.exitCode} before it was healthy`);
     try {
       const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3000) });
       if (response.ok) return;

@@ -54,7 +54,10 @@ export async function runSuiteInCodeServer({ ctx, folder, trusted, name, outputD
   const lines = [];
   let browser;
   try {
-    browser = await launchBrowser({ executablePath: ctx.chromium, profileDir: join(ctx.runDir, `chromium-${name}`) });
+    browser = await launchBrowser({
+      executablePath: ctx.chromium,
+      profileDir: join(ctx.runDir, `chromium-${name}`),
+    });
     const page = browser.pages()[0] ?? (await browser.newPage());
     let settle;
     const exited = new Promise((resolve) => (settle = resolve));
@@ -64,10 +67,15 @@ export async function runSuiteInCodeServer({ ctx, folder, trusted, name, outputD
         const args = await Promise.all(message.args().map((a) => a.jsonValue().catch(() => String(a))));
         // The extension host's console arrives as console.log('%c INFO', css, fmt, ...args).
         const text =
-          typeof args[0] === 'string' && args[0].startsWith('%c') ? format(...args.slice(2)) : format(...args);
+          typeof args[0] === 'string' && args[0].startsWith('%c')
+            ? format(...args.slice(2))
+            : format(...args);
         if (/ENOTFOUND|vsda|open-vsx|Failed to load resource/.test(text)) return;
         lines.push(text);
-        if (process.env.SHARDLENS_E2E_VERBOSE || /^\s*(\d+\) |✓|✔|passing|failing|pending|  Shardlens|shardlens e2e)/.test(text))
+        if (
+          process.env.SHARDLENS_E2E_VERBOSE ||
+          /^\s*(\d+\) |✓|✔|passing|failing|pending|\s{2}Shardlens|shardlens e2e)/.test(text)
+        )
           console.log(`    ${text.replace(/\n/g, '\n    ')}`);
       } catch {
         /* page closed */
@@ -78,11 +86,16 @@ export async function runSuiteInCodeServer({ ctx, folder, trusted, name, outputD
       ['extensionDevelopmentPath', remote(repoRoot)],
       ['extensionTestsPath', remote(join(suiteOutDir, 'index.js'))],
     ]);
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`);
+    await page.goto(
+      `${server.url}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(payload)}`,
+    );
     const result = await Promise.race([
       exited,
       new Promise((resolve) =>
-        setTimeout(() => resolve({ code: 124, logs: `suite did not finish within ${timeoutMs} ms` }), timeoutMs),
+        setTimeout(
+          () => resolve({ code: 124, logs: `suite did not finish within ${timeoutMs} ms` }),
+          timeoutMs,
+        ),
       ),
     ]);
     if (result.code !== 0) {

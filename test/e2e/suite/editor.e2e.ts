@@ -3,7 +3,16 @@
 // broken file and a 5 MB file. Runs inside code-server or @vscode/test-electron.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { codeOf, files, hoverText, open, positionOf, waitFor, waitForDiagnostic, workspaceUri } from './helpers';
+import {
+  codeOf,
+  files,
+  hoverText,
+  open,
+  positionOf,
+  waitFor,
+  waitForDiagnostic,
+  workspaceUri,
+} from './helpers';
 
 describe('Shardlens in a trusted workspace', () => {
   before(async () => {
@@ -15,7 +24,9 @@ describe('Shardlens in a trusted workspace', () => {
   });
 
   after(async () => {
-    await vscode.workspace.getConfiguration('shardlens').update('cluster.gpu', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace
+      .getConfiguration('shardlens')
+      .update('cluster.gpu', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.commands.executeCommand('workbench.action.files.revert');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
@@ -54,11 +65,15 @@ describe('Shardlens in a trusted workspace', () => {
         vscode.CodeActionKind.QuickFix.value,
       )) ?? [];
     const fix = actions.find((a) => a.edit && (a.diagnostics ?? []).some((d) => codeOf(d) === 'SL201'));
-    assert.ok(fix?.edit, `a quick fix with an edit for SL201 (got: ${actions.map((a) => a.title).join(', ')})`);
+    assert.ok(
+      fix?.edit,
+      `a quick fix with an edit for SL201 (got: ${actions.map((a) => a.title).join(', ')})`,
+    );
     assert.ok(await vscode.workspace.applyEdit(fix.edit), 'the edit applies');
     assert.match(editor.document.lineAt(diagnostic.range.start.line).text, /reshape|contiguous/);
-    await waitFor('SL201 to go away', () =>
-      !vscode.languages.getDiagnostics(editor.document.uri).some((d) => codeOf(d) === 'SL201'),
+    await waitFor(
+      'SL201 to go away',
+      () => !vscode.languages.getDiagnostics(editor.document.uri).some((d) => codeOf(d) === 'SL201'),
     );
     await vscode.commands.executeCommand('workbench.action.files.revert');
   });
@@ -82,7 +97,11 @@ describe('Shardlens in a trusted workspace', () => {
 
   it('registers its commands', async () => {
     const commands = await vscode.commands.getCommands(true);
-    for (const id of ['shardlens.benchmarkLayer', 'shardlens.selectClusterProfile', 'shardlens.restartServer']) {
+    for (const id of [
+      'shardlens.benchmarkLayer',
+      'shardlens.selectClusterProfile',
+      'shardlens.restartServer',
+    ]) {
       assert.ok(commands.includes(id), `${id} is registered`);
     }
   });

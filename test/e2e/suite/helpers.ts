@@ -40,7 +40,9 @@ export async function waitFor<T>(
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${description}${lastError ? `: ${lastError}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${description}${lastError ? `: ${lastError}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -56,9 +58,11 @@ export function codeOf(diagnostic: vscode.Diagnostic): string {
 /** Waits for a diagnostic with `code` in the file, and returns it. */
 export async function waitForDiagnostic(relativePath: string, code: string, timeoutMs = 60_000) {
   const uri = workspaceUri(relativePath);
-  return waitFor(`${code} in ${relativePath}`, () =>
-    vscode.languages.getDiagnostics(uri).find((d) => codeOf(d) === code),
-  timeoutMs);
+  return waitFor(
+    `${code} in ${relativePath}`,
+    () => vscode.languages.getDiagnostics(uri).find((d) => codeOf(d) === code),
+    timeoutMs,
+  );
 }
 
 /** The 0-based position of the `occurrence`-th match of `text` in the document, plus `offset` characters. */
@@ -70,7 +74,9 @@ export function positionOf(doc: vscode.TextDocument, text: string, offset = 0): 
 
 /** The hover text at a position, all providers joined. */
 export async function hoverText(uri: vscode.Uri, position: vscode.Position): Promise<string> {
-  const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, position)) ?? [];
+  const hovers =
+    (await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, position)) ??
+    [];
   return hovers
     .flatMap((h) => h.contents)
     .map((c) => (typeof c === 'string' ? c : c.value))

@@ -20,7 +20,9 @@ export async function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 120_000, reporter: 'spec' });
   mocha.grep(/@untrusted/);
   if (mode !== 'untrusted') mocha.invert();
-  for (const name of readdirSync(__dirname).filter((n) => n.endsWith('.e2e.js')).sort()) {
+  for (const name of readdirSync(__dirname)
+    .filter((n) => n.endsWith('.e2e.js'))
+    .sort()) {
     mocha.addFile(join(__dirname, name));
   }
   console.log(`shardlens e2e suite: ${mode} workspace ${vscode.workspace.workspaceFolders?.[0]?.uri.fsPath}`);

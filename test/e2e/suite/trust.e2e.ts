@@ -30,7 +30,11 @@ describe('Shardlens in an untrusted workspace @untrusted', () => {
     }
     try {
       await vscode.commands.executeCommand('shardlens.benchmarkLayer');
-      const message = await waitFor('a message about workspace trust', () => shown.find((m) => /trust/i.test(m)), 15_000);
+      const message = await waitFor(
+        'a message about workspace trust',
+        () => shown.find((m) => /trust/i.test(m)),
+        15_000,
+      );
       assert.match(message, /trust/i);
     } finally {
       Object.assign(window, originals);
