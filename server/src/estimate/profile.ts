@@ -1,6 +1,7 @@
 // Resolves the `shardlens.cluster.*` settings into a cluster profile: GPU and link presets,
 // user overrides from `customProfiles`, the bus bandwidths collectives use, and a label.
 // Unknown ids give an error value, never a throw (ARCHITECTURE.md principle 5).
+import type { ClusterSettings as EditorClusterSettings } from '../config/settings';
 import { GPU_PRESETS, type GpuSpec, type GpuTflops } from './hardware';
 import { LINK_PRESETS, type LinkSpec } from './links';
 
@@ -15,15 +16,8 @@ export interface CustomProfiles {
   links?: Record<string, CustomLink>;
 }
 
-/** The `shardlens.cluster.*` settings. */
-export interface ClusterSettings {
-  gpu: string;
-  gpusPerNode: number;
-  nodes: number;
-  intraNodeLink: string;
-  interNodeLink: string;
-  customProfiles?: CustomProfiles;
-}
+/** The `shardlens.cluster.*` settings, with the custom profiles typed. */
+export type ClusterSettings = Omit<EditorClusterSettings, 'customProfiles'> & { customProfiles?: CustomProfiles };
 
 /** A resolved cluster profile. */
 export interface ClusterProfile {

@@ -67,6 +67,20 @@ async function quickInputRows(page) {
   return page.locator('.quick-input-widget .quick-input-list .monaco-list-row').allInnerTexts();
 }
 
+/**
+ * Accepts the quick input row at `index`: Enter when it is the first (focused) row, else a click.
+ * NOTE: a click can wait out its timeout while the list re-renders (Quick Open refining its
+ * results); Enter on the focused row does not, and a short click timeout lets callers retry.
+ */
+async function pickRow(page, index) {
+  if (index === 0) await page.keyboard.press('Enter');
+  else
+    await page
+      .locator('.quick-input-widget .quick-input-list .monaco-list-row')
+      .nth(index)
+      .click({ timeout: 5000 });
+}
+
 /** Presses Escape until no quick input, hover or context widget is open. */
 export async function dismissWidgets(page) {
   for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
@@ -99,7 +113,7 @@ export async function runCommand(page, title, { timeoutMs = 60_000 } = {}) {
           text.toLowerCase().startsWith(title.toLowerCase()),
       );
       if (index < 0) return false;
-      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(index).click();
+      await pickRow(page, index);
       return true;
     },
     { timeoutMs, intervalMs: 1000 },
@@ -127,7 +141,7 @@ export async function openFile(page, relativePath) {
       ).catch(() => []);
       const index = rows.findIndex((t) => t.includes(name));
       if (index < 0) return false;
-      await page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(index).click();
+      await pickRow(page, index);
       return true;
     },
     { timeoutMs: 60_000, intervalMs: 1000 },
