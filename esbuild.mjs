@@ -56,7 +56,7 @@ function findTests(dir) {
     const path = join(dir, name);
     if (name === 'node_modules' || name === 'fixtures' || name === '.cache') continue;
     if (statSync(path).isDirectory()) found.push(...findTests(path));
-    else if (name.endsWith('.test.ts')) found.push(path);
+    else if (name.endsWith('.test.ts') || path.endsWith(join('test', 'perf', 'bench.ts'))) found.push(path);
   }
   return found;
 }

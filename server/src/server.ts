@@ -289,6 +289,11 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       }),
   );
 
+  connection.onShutdown(() => {
+    // NOTE: a debounced validation firing after shutdown would write to a disposed connection.
+    for (const document of documents.all()) debouncer.cancel(document.uri);
+  });
+
   documents.listen(connection);
   connection.listen();
 }
