@@ -30,7 +30,12 @@ function copyWasm() {
 }
 
 const productBuilds = [
-  { ...nodeCommon, entryPoints: ['client/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  {
+    ...nodeCommon,
+    entryPoints: ['client/src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+  },
   { ...nodeCommon, entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js' },
   {
     ...nodeCommon,

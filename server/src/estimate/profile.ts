@@ -17,7 +17,9 @@ export interface CustomProfiles {
 }
 
 /** The `shardlens.cluster.*` settings, with the custom profiles typed. */
-export type ClusterSettings = Omit<EditorClusterSettings, 'customProfiles'> & { customProfiles?: CustomProfiles };
+export type ClusterSettings = Omit<EditorClusterSettings, 'customProfiles'> & {
+  customProfiles?: CustomProfiles;
+};
 
 /** A resolved cluster profile. */
 export interface ClusterProfile {
