@@ -6,13 +6,13 @@
 import contextlib
 import os
 
-import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
+from data import TokenWindows, init_distributed
 from model import GPT, GPTConfig
 
 EPOCHS = 4
@@ -25,27 +25,8 @@ DATA_PATH = os.environ.get("DATA_PATH", "data/train.bin")
 OUT_DIR = os.environ.get("OUT_DIR", "checkpoints")
 
 
-class TokenWindows(Dataset):
-    def __init__(self, path: str, block_size: int):
-        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
-        self.block_size = block_size
-
-    def __len__(self) -> int:
-        return len(self.tokens) // self.block_size - 1
-
-    def __getitem__(self, i: int):
-        start = i * self.block_size
-        chunk = torch.from_numpy(self.tokens[start : start + self.block_size + 1].astype(np.int64))
-        return chunk[:-1], chunk[1:]
-
-
 def main() -> None:
-    dist.init_process_group("nccl")
-    rank = dist.get_rank()
-    local_rank = int(os.environ["LOCAL_RANK"])
-    world_size = dist.get_world_size()
-    torch.cuda.set_device(local_rank)
-    device = torch.device("cuda", local_rank)
+    rank, local_rank, world_size, device = init_distributed()
     is_main = rank == 0
 
     config = GPTConfig()

@@ -6,7 +6,6 @@
 import functools
 import os
 
-import numpy as np
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
@@ -19,9 +18,10 @@ from torch.distributed.checkpoint.state_dict import get_state_dict
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.distributed.fsdp import MixedPrecision, ShardingStrategy
 from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
+from data import TokenWindows, init_distributed
 from model import GPT, Block, GPTConfig
 
 EPOCHS = 2
@@ -32,26 +32,8 @@ DATA_PATH = os.environ.get("DATA_PATH", "data/train.bin")
 CKPT_DIR = os.environ.get("CKPT_DIR", "checkpoints/fsdp")
 
 
-class TokenWindows(Dataset):
-    def __init__(self, path: str, block_size: int):
-        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
-        self.block_size = block_size
-
-    def __len__(self) -> int:
-        return len(self.tokens) // self.block_size - 1
-
-    def __getitem__(self, i: int):
-        start = i * self.block_size
-        chunk = torch.from_numpy(self.tokens[start : start + self.block_size + 1].astype(np.int64))
-        return chunk[:-1], chunk[1:]
-
-
 def main() -> None:
-    dist.init_process_group("nccl")
-    rank = dist.get_rank()
-    local_rank = int(os.environ["LOCAL_RANK"])
-    torch.cuda.set_device(local_rank)
-    device = torch.device("cuda", local_rank)
+    rank, local_rank, _, device = init_distributed()
 
     # FSDP's wrapper checkpoints the blocks here, so the model's own loop does not.
     config = GPTConfig(n_layer=48, n_head=25, n_embd=1600, activation_checkpointing=False)

@@ -6,27 +6,11 @@ import math
 import os
 import time
 
-import numpy as np
 import torch
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader
 
+from data import TokenWindows
 from model import GPT, GPTConfig
-
-
-class TokenWindows(Dataset):
-    """Random windows of `block_size + 1` tokens from a flat uint16 token file."""
-
-    def __init__(self, path: str, block_size: int):
-        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
-        self.block_size = block_size
-
-    def __len__(self) -> int:
-        return len(self.tokens) // self.block_size - 1
-
-    def __getitem__(self, i: int):
-        start = i * self.block_size
-        chunk = torch.from_numpy(self.tokens[start : start + self.block_size + 1].astype(np.int64))
-        return chunk[:-1], chunk[1:]
 
 
 def lr_at(step: int, args) -> float:

@@ -4,30 +4,16 @@
 # `# expect:` comment; run `shardlens check examples/demo` to see them all.
 import math
 
-import numpy as np
 import torch
 import torch.nn as nn
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader
 
+from data import TokenFile
 from model import GPT, GPTConfig
 
 EPOCHS = 3
 BATCH_SIZE = 8
 LEARNING_RATE = 1e-4
-
-
-class TokenWindows(Dataset):
-    def __init__(self, path: str, block_size: int):
-        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
-        self.block_size = block_size
-
-    def __len__(self) -> int:
-        return len(self.tokens) // self.block_size - 1
-
-    def __getitem__(self, i: int):
-        start = i * self.block_size
-        chunk = torch.from_numpy(self.tokens[start : start + self.block_size + 1].astype(np.int64))
-        return chunk[:-1], chunk[1:]
 
 
 def main() -> None:
@@ -38,7 +24,7 @@ def main() -> None:
         model = nn.DataParallel(model)  # expect: SL401
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.1)
 
-    dataset = TokenWindows("data/train.bin", config.block_size)
+    dataset = TokenFile("data/train.bin", config.block_size)
     loader = DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True)  # expect: SL501
 
     best_loss = math.inf

@@ -6,33 +6,19 @@
 # Run: torchrun --standalone --nproc_per_node=8 train_ddp.py
 import os
 
-import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
 
+from data import TokenFile
 from model import GPT, GPTConfig
 
 EPOCHS = 4
 MICRO_BATCH = 4
 ACCUM_STEPS = 16
 LOG_EVERY = 10
-
-
-class TokenWindows(Dataset):
-    def __init__(self, path: str, block_size: int):
-        self.tokens = np.memmap(path, dtype=np.uint16, mode="r")
-        self.block_size = block_size
-
-    def __len__(self) -> int:
-        return len(self.tokens) // self.block_size - 1
-
-    def __getitem__(self, i: int):
-        start = i * self.block_size
-        chunk = torch.from_numpy(self.tokens[start : start + self.block_size + 1].astype(np.int64))
-        return chunk[:-1], chunk[1:]
 
 
 def main() -> None:
@@ -46,7 +32,7 @@ def main() -> None:
     model = DDP(GPT(config).to(device), device_ids=[local_rank])
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
 
-    dataset = TokenWindows("data/train.bin", config.block_size)
+    dataset = TokenFile("data/train.bin", config.block_size)
     sampler = DistributedSampler(dataset, shuffle=True)
     loader = DataLoader(dataset, batch_size=MICRO_BATCH, sampler=sampler, num_workers=4, pin_memory=True)
 

@@ -6,12 +6,18 @@ import type { SyntaxNode } from '../parse/syntax';
 /** Local name → fully qualified dotted name, for every import statement in the file. */
 export class ImportTable {
   private readonly aliases = new Map<string, string>();
+  /**
+   * `resolve` result per node: the inference and many rules resolve the same callee nodes
+   * again and again (the dotted name is rebuilt from node text each time). Cleared by `bind`.
+   */
+  private readonly resolved = new Map<SyntaxNode, string | undefined>();
   /** Modules imported with `from X import *`. */
   readonly starModules: string[] = [];
 
   /** Records that `local` stands for `qualified`. */
   bind(local: string, qualified: string): void {
     this.aliases.set(local, qualified);
+    this.resolved.clear();
   }
 
   /** The qualified name a local name was imported as, if any. */
@@ -32,6 +38,13 @@ export class ImportTable {
    * when its first name is imported; returns undefined for local names.
    */
   resolve(node: SyntaxNode): string | undefined {
+    if (this.resolved.has(node)) return this.resolved.get(node);
+    const qualified = this.resolveUncached(node);
+    this.resolved.set(node, qualified);
+    return qualified;
+  }
+
+  private resolveUncached(node: SyntaxNode): string | undefined {
     const dotted = dottedName(node);
     if (!dotted) return undefined;
     const [head, ...rest] = dotted.split('.');

@@ -4,6 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import { assignmentsTo } from '../analysis/assignment-index';
 import { calleeName, rootIdentifier, targetNames } from './distributed-helpers';
 
 /** A `for` loop over a loader-like iterable. */
@@ -93,11 +94,22 @@ export function isCudaDevice(model: FileModel, device: SyntaxNode): boolean {
       fieldOf(target, 'attribute')?.text ?? target.text,
     )
   )
-    return /cuda|nccl/.test(model.source.text);
-  return model.nodes.assignment.some((assignment) => {
-    if (fieldOf(assignment, 'left')?.text !== target.text) return false;
-    return /cuda|LOCAL_RANK/.test(fieldOf(assignment, 'right')?.text ?? '');
-  });
+    return mentionsCudaOrNccl(model);
+  return assignmentsTo(model, target.text).some((assignment) =>
+    /cuda|LOCAL_RANK/.test(fieldOf(assignment, 'right')?.text ?? ''),
+  );
+}
+
+/** Per model: whether the text mentions `cuda` or `nccl` (a scan of the whole file, so run once). */
+const cudaMentioned = new WeakMap<FileModel, boolean>();
+
+function mentionsCudaOrNccl(model: FileModel): boolean {
+  let mentioned = cudaMentioned.get(model);
+  if (mentioned === undefined) {
+    mentioned = /cuda|nccl/.test(model.source.text);
+    cudaMentioned.set(model, mentioned);
+  }
+  return mentioned;
 }
 
 /** The precision an autocast call selects. */

@@ -12,6 +12,7 @@ import {
   walk,
 } from '../analysis/syntax-helpers';
 import type { FileModel } from '../analysis/file-model';
+import { assignmentsTo } from '../analysis/assignment-index';
 import type { TextEdit } from './types';
 
 /** A DataLoader built in the file: its name, its constructor call, and `pin_memory` (undefined when not a literal). */
@@ -58,9 +59,7 @@ function loopIterable(use: SyntaxNode): SyntaxNode | undefined {
 
 /** The single `name = DataLoader(...)` of the file, with its `pin_memory` when literal. */
 function loaderConstruction(model: FileModel, name: string): LoaderFacts | undefined {
-  const calls = model.nodes.assignment
-    .filter((a) => fieldOf(a, 'left')?.text === name)
-    .map((a) => unwrap(fieldOf(a, 'right')!));
+  const calls = assignmentsTo(model, name).map((a) => unwrap(fieldOf(a, 'right')!));
   if (calls.length !== 1 || calls[0].type !== 'call') return undefined;
   const call = calls[0];
   if (model.kindOf(call) !== 'loader' || hasSplat(call)) return undefined;

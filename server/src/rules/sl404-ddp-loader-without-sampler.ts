@@ -3,6 +3,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { fieldOf, hasSplat, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
+import { assignmentsTo } from '../analysis/assignment-index';
 import { callsTo, frameworkOwnsLoop, initsProcessGroup, wrapsOf } from './distributed-helpers';
 import { loopsOverLoader } from './pipeline-helpers';
 import type { Rule } from './types';
@@ -75,8 +76,7 @@ export const sl404: Rule = {
 function selfSharded(model: FileModel, dataset: SyntaxNode): boolean {
   if (SELF_SHARDED.test(dataset.text)) return true;
   if (dataset.type !== 'identifier') return false;
-  for (const assignment of model.nodes.assignment) {
-    if (fieldOf(assignment, 'left')?.text !== dataset.text) continue;
+  for (const assignment of assignmentsTo(model, dataset.text)) {
     const right = fieldOf(assignment, 'right');
     if (!right) continue;
     if (SELF_SHARDED.test(right.text) || iterableClass(model, right)) return true;

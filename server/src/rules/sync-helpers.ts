@@ -4,6 +4,9 @@
 import type { FileModel } from '../analysis/file-model';
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { lastAssignedValue } from '../analysis/assignment-index';
+
+export { lastAssignedValue } from '../analysis/assignment-index';
 
 /** Whether the analysis shows `node` is a tensor. */
 export function isTensor(model: FileModel, node: SyntaxNode): boolean {
@@ -31,7 +34,19 @@ export function isHostResident(model: FileModel, node: SyntaxNode, depth = 0): b
   if (chainHasHostCopy(model, target)) return true;
   const qualified = model.imports.resolve(fieldOf(target, 'function')!);
   if (!qualified || !HOST_FACTORIES.test(qualified) || keywordArg(target, 'device')) return false;
-  return !/\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(model.source.text);
+  return !setsDefaultDevice(model);
+}
+
+/** Per model: whether the file sets a default device (a regex over the whole text, so run once). */
+const defaultDeviceSet = new WeakMap<FileModel, boolean>();
+
+function setsDefaultDevice(model: FileModel): boolean {
+  let sets = defaultDeviceSet.get(model);
+  if (sets === undefined) {
+    sets = /\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(model.source.text);
+    defaultDeviceSet.set(model, sets);
+  }
+  return sets;
 }
 
 /** Whether `node` is a tensor that may live on the GPU: a tensor not shown to be on the host. */
@@ -72,9 +87,20 @@ export function builtinCall(
   const callee = fieldOf(call, 'function');
   if (!callee || callee.type !== 'identifier' || !names.has(callee.text)) return undefined;
   if (model.imports.lookup(callee.text)) return undefined;
-  if (model.nodes.function_definition.some((fn) => fieldOf(fn, 'name')?.text === callee.text))
-    return undefined;
+  if (definedFunctionNames(model).has(callee.text)) return undefined;
   return callee.text;
+}
+
+/** Per model: the names of the functions defined in the file (asked once per builtin call). */
+const functionNames = new WeakMap<FileModel, Set<string | undefined>>();
+
+function definedFunctionNames(model: FileModel): Set<string | undefined> {
+  let names = functionNames.get(model);
+  if (!names) {
+    names = new Set(model.nodes.function_definition.map((fn) => fieldOf(fn, 'name')?.text));
+    functionNames.set(model, names);
+  }
+  return names;
 }
 
 /** The text of a plain string literal (`'cpu'`), or undefined. */
@@ -167,25 +193,4 @@ export function isBoolTensor(model: FileModel, node: SyntaxNode, depth = 0): boo
     default:
       return false;
   }
-}
-
-/** The right side of the last `name = ...` before `use` in the same function (or module). */
-export function lastAssignedValue(model: FileModel, use: SyntaxNode): SyntaxNode | undefined {
-  const scope = enclosingFunctionOf(use);
-  let found: SyntaxNode | undefined;
-  for (const assignment of model.nodes.assignment) {
-    if (assignment.startIndex >= use.startIndex) break;
-    const left = fieldOf(assignment, 'left');
-    if (left?.type !== 'identifier' || left.text !== use.text) continue;
-    if (enclosingFunctionOf(assignment) !== scope) continue;
-    found = fieldOf(assignment, 'right');
-  }
-  return found;
-}
-
-/** The innermost function definition around `node`, or undefined at module level. */
-export function enclosingFunctionOf(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent)
-    if (current.type === 'function_definition') return current;
-  return undefined;
 }

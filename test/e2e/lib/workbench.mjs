@@ -193,7 +193,7 @@ export async function editorText(page) {
 export async function hoverAtCursor(page, { expect = [], timeoutMs = 60_000 } = {}) {
   const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)');
   return poll(
-    `a hover containing ${JSON.stringify(expect)}`,
+    `a hover containing ${expect.map(String).join(' and ')}`,
     async () => {
       await page.keyboard.press('Escape');
       await page.keyboard.press('Control+K');

@@ -34,7 +34,7 @@ async function problemsWithDocsLink({ page, folder }) {
   const at = locate(folder, demoFiles.train, 'loss {loss.item()', 'loss {loss.'.length);
   await openFile(page, demoFiles.train);
   await goToLine(page, at.line, at.column);
-  const row = await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
+  const row = await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 60_000 });
   const link = row.locator('a[href]').first();
   await link.waitFor({ timeout: 10_000 }).catch(async () => {
     throw new Error(`the SL101 row has no link: ${await row.innerText()}`);
@@ -58,7 +58,7 @@ async function modelHover({ page, folder }) {
   const at = gptAt(folder);
   await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
-  const text = await hoverAtCursor(page, { expect: [/param/i, /DDP/], timeoutMs: 90_000 });
+  const text = await hoverAtCursor(page, { expect: [/param/i, /DDP/], timeoutMs: 60_000 });
   return {
     details: `hover: ${text.replace(/\s+/g, ' ').slice(0, 160)}…`,
     screenshot: 'hover',
@@ -71,7 +71,7 @@ async function viewQuickFix({ page, folder }) {
   const at = locate(folder, demoFiles.model, 'y = y.transpose(1, 2).view(', 'y = y.transpose(1, 2).'.length);
   await openFile(page, demoFiles.model);
   await goToLine(page, at.line, at.column);
-  await waitForProblem(page, ['SL201', `Ln ${at.line},`], { timeoutMs: 90_000 });
+  await waitForProblem(page, ['SL201', `Ln ${at.line},`], { timeoutMs: 60_000 });
   const rows = page.locator('.action-widget .monaco-list-row.action');
   const item = await poll(
     'a quick fix for SL201 in the quick-fix menu',
@@ -237,7 +237,7 @@ async function badFilesDoNotStopOthers({ page, folder }) {
   await openFile(page, fixtureFiles.huge);
   const at = locate(folder, fixtureFiles.other, 'losses.append(loss.item())', 'losses.append(loss.'.length);
   await openFile(page, fixtureFiles.other);
-  await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 90_000 });
+  await waitForProblem(page, ['SL101', `Ln ${at.line},`], { timeoutMs: 60_000 });
   return {
     details: `SL101 reported in ${fixtureFiles.other} after opening the broken and the 5 MB file`,
     screenshot: 'bad-files',
