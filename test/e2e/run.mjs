@@ -1,8 +1,7 @@
 // `npm run test:e2e`: the packaged extension in a real VS Code (code-server) in headless
 // Chromium. Runs setup, the UI scenarios on one code-server, then the extension-host suite
 // (trusted and untrusted workspaces); prints a per-scenario summary with timings and exits
-// non-zero on any failure. Env: SHARDLENS_E2E_CACHE, SHARDLENS_E2E_ONLY (comma-separated
-// scenario names or `suite`), SHARDLENS_UPDATE_SCREENSHOTS=1, SHARDLENS_E2E_BREAK=no-wasm.
+// non-zero on any failure. Environment variables are listed in docs/e2e.md.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSuite, runSuiteInCodeServer } from './lib/ext-host.mjs';

@@ -64,6 +64,12 @@ export class LoopRoles {
   private readonly hotLoops = new Map<SyntaxNode, boolean>();
   private readonly stepsDirectly = new Map<SyntaxNode, boolean>();
   private readonly roleCache = new Map<SyntaxNode, Role>();
+  /**
+   * `bodyTrains` of `if` consequences, asked for every statement below a logging `if`.
+   * Only filled after the constructor has settled every function's `stepsDirectly`, so the
+   * answer no longer depends on the order of the questions.
+   */
+  private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
 
   constructor(
     private readonly root: SyntaxNode,
@@ -72,7 +78,10 @@ export class LoopRoles {
     walk(root, (node) => {
       if (node.type !== 'function_definition') return;
       const name = fieldOf(node, 'name')?.text;
-      if (name) this.functions.set(name, [...(this.functions.get(name) ?? []), node]);
+      if (!name) return;
+      const known = this.functions.get(name);
+      if (known) known.push(node);
+      else this.functions.set(name, [node]);
     });
     this.propagateCallers();
   }
@@ -199,6 +208,15 @@ export class LoopRoles {
     return role;
   }
 
+  private consequenceTrainsCached(consequence: SyntaxNode): boolean {
+    let trains = this.consequenceTrains.get(consequence);
+    if (trains === undefined) {
+      trains = this.bodyTrains(consequence);
+      this.consequenceTrains.set(consequence, trains);
+    }
+    return trains;
+  }
+
   /** Whether `statement` sits in the consequence of a logging `if` between it and `boundary`. */
   private insideLoggingBranch(statement: SyntaxNode, boundary: SyntaxNode | undefined): boolean {
     let child = statement;
@@ -210,7 +228,7 @@ export class LoopRoles {
           condition &&
           consequence === child &&
           isLoggingCondition(condition) &&
-          !this.bodyTrains(consequence)
+          !this.consequenceTrainsCached(consequence)
         ) {
           return true;
         }

@@ -62,7 +62,11 @@ function sitesOf(scope: SyntaxNode): Map<string, Site[]> {
   const known = cache.get(scope);
   if (known) return known;
   const sites = new Map<string, Site[]>();
-  const add = (name: string, site: Site) => sites.set(name, [...(sites.get(name) ?? []), site]);
+  const add = (name: string, site: Site) => {
+    const list = sites.get(name);
+    if (list) list.push(site);
+    else sites.set(name, [site]);
+  };
   if (scope.type === 'function_definition' || scope.type === 'lambda') {
     for (const param of fieldOf(scope, 'parameters')?.children ?? []) {
       const id = param.type === 'identifier' ? param : param.children.find((c) => c.type === 'identifier');

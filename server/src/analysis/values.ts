@@ -351,8 +351,11 @@ class KindInference {
       this.block(body?.children ?? [], clauseEnv);
       branches.push(clauseEnv);
     }
-    if (!hasElse) branches.push(new Map(env));
-    const names = new Set(branches.flatMap((b) => [...b.keys()]));
+    // NOTE: without an else, the fall-through branch is `env` itself (unchanged so far): each
+    // name below reads every branch before `env` is updated, so no copy is needed.
+    if (!hasElse) branches.push(env);
+    const names = new Set<string>();
+    for (const branch of branches) for (const name of branch.keys()) names.add(name);
     for (const name of names) {
       env.set(
         name,
