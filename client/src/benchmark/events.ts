@@ -45,7 +45,7 @@ export interface CaseEvent extends Base {
   case: CaseKey;
   timing: { method: string; medianMs: number; iqrMs: number; minMs: number; repetitions: number };
   peakMemoryBytes: number | null;
-  flops: { value: number | null; source: string; note?: string };
+  flops: { value: number | null; source: 'flop_counter' | 'analytic' | null; note?: string };
   achievedTflops: number | null;
   percentOfPeak: number | null;
   bytesMoved: number | null;
@@ -135,7 +135,7 @@ function isCase(v: Record<string, unknown>): boolean {
     isNumOrNull(v.peakMemoryBytes ?? null) &&
     isObject(f) &&
     isNumOrNull(f.value ?? null) &&
-    isStr(f.source) &&
+    (f.source === null || f.source === 'flop_counter' || f.source === 'analytic') &&
     isOptional(f.note, isStr) &&
     isNumOrNull(v.achievedTflops ?? null) &&
     isNumOrNull(v.percentOfPeak ?? null) &&

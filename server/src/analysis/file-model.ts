@@ -78,8 +78,8 @@ export function buildFileModel(input: { parsed: ParsedSource; filePath: string |
     else if (node.type === 'comment') comments.push(node);
   });
   const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name));
-  const facts = usesTorch ? inferValueKinds(root, imports) : undefined;
-  const roles = new LoopRoles(root, collectOptimizerNames(root, imports));
+  const facts = usesTorch ? inferValueKinds({ root, imports, nodes }) : undefined;
+  const roles = new LoopRoles(nodes, collectOptimizerNames(nodes.assignment, imports));
   return {
     filePath: input.filePath,
     source: root.source,

@@ -3,7 +3,7 @@
 // which construct modules, optimizers, loaders, samplers and scalers; and the kinds that
 // a name's uses reveal (`loss.backward()`, `model.parameters()`).
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import { fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
 
 /** The kinds of value the analysis tracks. `unknown` means the analysis cannot tell. */
 export type Kind =
@@ -185,7 +185,10 @@ const TENSOR_ARGUMENT_METHODS = /^(backward|manual_backward|scale)$/;
  * `model` holds a module. Keys are a scope node, then a name (`loss`, `self.model`). The
  * inference consults these only for names whose kind it could not tell otherwise.
  */
-export function collectUsageEvidence(root: SyntaxNode): Map<SyntaxNode, Map<string, Kind>> {
+export function collectUsageEvidence(
+  root: SyntaxNode,
+  calls: readonly SyntaxNode[],
+): Map<SyntaxNode, Map<string, Kind>> {
   const evidence = new Map<SyntaxNode, Map<string, Kind>>();
   const note = (name: SyntaxNode | undefined, kind: Kind) => {
     const target = name && unwrap(name);
@@ -196,16 +199,16 @@ export function collectUsageEvidence(root: SyntaxNode): Map<SyntaxNode, Map<stri
     else names.set(target.text, kind);
     evidence.set(scope, names);
   };
-  walk(root, (node) => {
-    const method = node.type === 'call' ? methodCall(node) : undefined;
-    if (!method) return;
+  for (const node of calls) {
+    const method = methodCall(node);
+    if (!method) continue;
     const args = positionalArgs(node);
     if (method.name === 'backward' && args.length === 0) note(method.receiver, 'tensor');
     if (TENSOR_ARGUMENT_METHODS.test(method.name) && args.length > 0) {
       if (method.name !== 'scale' || /scaler$/i.test(method.receiver.text)) note(args[0], 'tensor');
     }
     if (MODULE_ONLY_METHODS.test(method.name)) note(method.receiver, 'module');
-  });
+  }
   return evidence;
 }
 

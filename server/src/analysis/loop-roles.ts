@@ -3,6 +3,7 @@
 // GradScaler, accelerate, DeepSpeed, Lightning), or a function called from one.
 import type { SyntaxNode } from '../parse/syntax';
 import type { ImportTable } from './imports';
+import type { NodeIndex } from './file-model';
 import { fieldOf, methodCall, lastName, walk, unwrap, STATEMENT_TYPES } from './syntax-helpers';
 
 /** Where a statement runs, from most to least costly. */
@@ -40,20 +41,19 @@ export function isTrainingCall(call: SyntaxNode, optimizerNames: ReadonlySet<str
 }
 
 /** Names assigned an optimizer (`opt = torch.optim.AdamW(...)`, `self.optimizer = ...`). */
-export function collectOptimizerNames(root: SyntaxNode, imports: ImportTable): Set<string> {
+export function collectOptimizerNames(assignments: readonly SyntaxNode[], imports: ImportTable): Set<string> {
   const names = new Set<string>();
-  walk(root, (node) => {
-    if (node.type !== 'assignment') return;
+  for (const node of assignments) {
     const right = fieldOf(node, 'right');
-    if (!right || right.type !== 'call') return;
+    if (!right || right.type !== 'call') continue;
     const callee = fieldOf(right, 'function');
     const qualified = callee ? (imports.resolve(callee) ?? '') : '';
     if (!/^(torch\.optim\.[A-Z]|bitsandbytes\.optim\.|transformers\.(AdamW|Adafactor))/.test(qualified))
-      return;
+      continue;
     const left = fieldOf(node, 'left');
     const name = left && lastName(left);
     if (name) names.add(name);
-  });
+  }
   return names;
 }
 
@@ -71,19 +71,19 @@ export class LoopRoles {
    */
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
 
+  /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
-    private readonly root: SyntaxNode,
+    nodes: Pick<NodeIndex, 'function_definition' | 'call'>,
     private readonly optimizerNames: ReadonlySet<string>,
   ) {
-    walk(root, (node) => {
-      if (node.type !== 'function_definition') return;
+    for (const node of nodes.function_definition) {
       const name = fieldOf(node, 'name')?.text;
-      if (!name) return;
+      if (!name) continue;
       const known = this.functions.get(name);
       if (known) known.push(node);
       else this.functions.set(name, [node]);
-    });
-    this.propagateCallers();
+    }
+    this.propagateCallers(nodes.call);
   }
 
   /** The role of the statement containing `node`. */
@@ -151,7 +151,7 @@ export class LoopRoles {
   }
 
   /** Roles of functions: step functions are hot; functions called from a context inherit its role. */
-  private propagateCallers(): void {
+  private propagateCallers(allCalls: readonly SyntaxNode[]): void {
     for (const fns of this.functions.values()) {
       for (const fn of fns) {
         const name = fieldOf(fn, 'name')?.text ?? '';
@@ -159,10 +159,7 @@ export class LoopRoles {
           this.functionRole.set(fn, 'hot');
       }
     }
-    const calls: SyntaxNode[] = [];
-    walk(this.root, (node) => {
-      if (node.type === 'call' && this.calledFunctions(node).length) calls.push(node);
-    });
+    const calls = allCalls.filter((call) => this.calledFunctions(call).length);
     for (let iteration = 0; iteration < 6; iteration++) {
       this.roleCache.clear();
       let changed = false;

@@ -3,51 +3,32 @@
 // loop bodies run twice to reach the values of later iterations, and same-file function
 // calls pass argument kinds to parameters and return kinds back.
 import type { SyntaxNode } from '../parse/syntax';
+import type { NodeIndex } from './file-model';
 import type { ImportTable } from './imports';
 import {
   BUILTIN_RESULT_KINDS,
   TENSOR_ATTRIBUTES_NOT_TENSOR,
   collectUsageEvidence,
   enclosingScope,
-  TENSOR_METHODS_TO_PYTHON,
   joinKinds,
   kindOfQualifiedCall,
   type Kind,
 } from './kinds';
-import { fieldOf, positionalArgs, unwrap, walk, methodCall } from './syntax-helpers';
+import { fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
+import {
+  LOADER_NAME,
+  OUTPUT_ATTRIBUTES,
+  STEP_ARGUMENTS,
+  TENSOR_ATTRIBUTES,
+  arithmetic,
+  enclosingClass,
+  methodResult,
+  stringInterpolations,
+} from './value-vocabulary';
 
 type Env = Map<string, Kind>;
 
 const MAX_EXPRESSION_DEPTH = 300;
-const MODULE_METHODS: Record<string, Kind> = {
-  parameters: 'collection',
-  named_parameters: 'collection',
-  buffers: 'collection',
-  modules: 'collection',
-  children: 'collection',
-  state_dict: 'collection',
-  forward: 'tensor',
-  generate: 'tensor',
-};
-const MODULE_RETURNING_METHODS = new Set([
-  'to',
-  'cuda',
-  'cpu',
-  'train',
-  'eval',
-  'half',
-  'float',
-  'bfloat16',
-  'double',
-  'requires_grad_',
-  'compile',
-  'module',
-]);
-const OUTPUT_ATTRIBUTES =
-  /^(loss|logits|last_hidden_state|pooler_output|hidden_states|attentions|prediction_logits|aux_loss)$/;
-const TENSOR_ATTRIBUTES = new Set(['T', 'mT', 'H', 'mH', 'grad', 'data', 'real', 'imag', 'weight', 'bias']);
-const LOADER_NAME = /(loader|batches|dataloader)$/i;
-const STEP_ARGUMENTS = /^(batch_idx|batch_nb|dataloader_idx|step|idx_step|epoch)$/;
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
 export interface ValueFacts {
@@ -57,9 +38,9 @@ export interface ValueFacts {
   moduleClasses: Set<string>;
 }
 
-/** Runs the inference over the whole file. */
-export function inferValueKinds(root: SyntaxNode, imports: ImportTable): ValueFacts {
-  const inference = new KindInference(root, imports);
+/** Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`. */
+export function inferValueKinds(input: { root: SyntaxNode; imports: ImportTable; nodes: NodeIndex }): ValueFacts {
+  const inference = new KindInference(input.root, input.imports, input.nodes);
   inference.run();
   return { kinds: inference.kinds, moduleClasses: inference.moduleClasses };
 }
@@ -80,8 +61,9 @@ class KindInference {
   constructor(
     private readonly root: SyntaxNode,
     private readonly imports: ImportTable,
+    private readonly nodes: NodeIndex,
   ) {
-    this.evidence = collectUsageEvidence(root);
+    this.evidence = collectUsageEvidence(root, nodes.call);
   }
 
   /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
@@ -102,17 +84,17 @@ class KindInference {
 
   private findDefinitions(): void {
     const classBases = new Map<string, string[]>();
-    walk(this.root, (node) => {
-      if (node.type === 'function_definition') {
-        this.functionNodes.push(node);
-        const name = fieldOf(node, 'name')?.text;
-        if (name && !this.functions.has(name)) this.functions.set(name, node);
-      } else if (node.type === 'class_definition') {
-        const name = fieldOf(node, 'name')?.text ?? '';
-        const bases = fieldOf(node, 'superclasses');
-        classBases.set(name, bases ? bases.children.map((b) => this.imports.resolve(b) ?? b.text) : []);
-      }
-    });
+    // The index lists each type in document order, as a walk of the tree would visit them.
+    for (const node of this.nodes.function_definition) {
+      this.functionNodes.push(node);
+      const name = fieldOf(node, 'name')?.text;
+      if (name && !this.functions.has(name)) this.functions.set(name, node);
+    }
+    for (const node of this.nodes.class_definition) {
+      const name = fieldOf(node, 'name')?.text ?? '';
+      const bases = fieldOf(node, 'superclasses');
+      classBases.set(name, bases ? bases.children.map((b) => this.imports.resolve(b) ?? b.text) : []);
+    }
     let changed = true;
     while (changed) {
       changed = false;
@@ -517,47 +499,4 @@ class KindInference {
     if (objectKind === 'module' && name === 'module') return 'module';
     return 'unknown';
   }
-}
-
-function methodResult(receiver: Kind, name: string, calleeKind: Kind, _nested: boolean): Kind {
-  if (receiver === 'tensor') return TENSOR_METHODS_TO_PYTHON[name] ?? 'tensor';
-  if (receiver === 'module') {
-    if (name in MODULE_METHODS) return MODULE_METHODS[name];
-    if (MODULE_RETURNING_METHODS.has(name)) return 'module';
-    return calleeKind === 'module' ? 'tensor' : 'unknown';
-  }
-  if (receiver === 'scaler' && name === 'scale') return 'tensor';
-  if (receiver === 'numpy') return name === 'item' ? 'number' : 'numpy';
-  if (name === 'item') return 'number';
-  return 'unknown';
-}
-
-/** Result of an arithmetic operator on two operand kinds. */
-function arithmetic(a: Kind, b: Kind): Kind {
-  if (a === 'tensor' || b === 'tensor') return 'tensor';
-  if (a === 'numpy' || b === 'numpy') return 'numpy';
-  if (a === 'number' && b === 'number') return 'number';
-  if (a === 'string' || b === 'string') return 'string';
-  if (a === 'collection' && b === 'collection') return 'collection';
-  return 'unknown';
-}
-
-/** The expressions inside an f-string's `{...}` fields. */
-export function stringInterpolations(node: SyntaxNode): SyntaxNode[] {
-  const found: SyntaxNode[] = [];
-  walk(node, (child) => {
-    if (child.type === 'interpolation') {
-      const expression = fieldOf(child, 'expression') ?? child.children[0];
-      if (expression) found.push(expression);
-      return false;
-    }
-  });
-  return found;
-}
-
-function enclosingClass(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent) {
-    if (current.type === 'class_definition') return current;
-  }
-  return undefined;
 }

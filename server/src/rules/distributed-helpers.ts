@@ -39,8 +39,17 @@ export interface Wrap {
   inner?: SyntaxNode;
 }
 
-/** Every DDP / FSDP wrapping call of the file. */
-export function wrapsOf(model: FileModel): Wrap[] {
+/** Model → its wraps: three rules ask, and each answer resolves every call of the file. */
+const wrapsByModel = new WeakMap<FileModel, readonly Wrap[]>();
+
+/** Every DDP / FSDP wrapping call of the file (computed once per model). */
+export function wrapsOf(model: FileModel): readonly Wrap[] {
+  let wraps = wrapsByModel.get(model);
+  if (!wraps) wrapsByModel.set(model, (wraps = findWraps(model)));
+  return wraps;
+}
+
+function findWraps(model: FileModel): Wrap[] {
   const wraps: Wrap[] = [];
   for (const call of model.nodes.call) {
     const name = calleeName(model, call) ?? '';

@@ -1,7 +1,7 @@
 // SL104: printing or formatting a tensor (`print(t)`, `f"{t}"`, `str(t)`, `"%f" % t`) in a hot step.
 import type { SyntaxNode } from '../parse/syntax';
 import { methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
-import { stringInterpolations } from '../analysis/values';
+import { stringInterpolations } from '../analysis/value-vocabulary';
 import { builtinCall, displayName, isDeviceTensor, syncCost } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';

@@ -59,11 +59,15 @@ export const sl402: Rule = {
     const wraps = wrapsOf(model);
     if (!wraps.length) return;
     const ddp = wraps.some((wrap) => wrap.kind === 'ddp');
+    // Loop → innerMicroBatchLoop's answer: it depends on the loop only, and every backward
+    // call of a loop asks it (each answer walks the whole enclosing loop).
+    const microBatch = new Map<SyntaxNode, string | undefined>();
     for (const call of model.nodes.call) {
       if (!isBackwardCall(call) || model.roleOf(call) !== 'hot') continue;
       const loop = model.roles.enclosingLoop(call);
       if (!loop) continue;
-      const how = innerMicroBatchLoop(model, loop) ?? guardedStep(loop, call);
+      if (!microBatch.has(loop)) microBatch.set(loop, innerMicroBatchLoop(model, loop));
+      const how = microBatch.get(loop) ?? guardedStep(loop, call);
       if (!how) continue;
       report({
         node: call,

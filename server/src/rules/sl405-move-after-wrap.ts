@@ -2,6 +2,7 @@
 // around parameters on the old device.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
+import { assignmentsTo } from '../analysis/assignment-index';
 import { enclosingStatement, fieldOf, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
 import { followsInFlow, wrapsOf, type Wrap } from './distributed-helpers';
 import type { Rule } from './types';
@@ -48,7 +49,7 @@ export const sl405: Rule = {
       const receiver = fieldOf(callee, 'object');
       if (!receiver || (receiver.type !== 'identifier' && receiver.type !== 'attribute')) continue;
       if (!movesToAccelerator(model, call)) continue;
-      const wrap = wraps.find((w) => movesWrapped(w, receiver.text, call, model.nodes.assignment));
+      const wrap = wraps.find((w) => movesWrapped(model, w, receiver.text, call));
       if (!wrap) continue;
       const what = wrap.kind === 'ddp' ? 'DistributedDataParallel' : 'FSDP';
       report({
@@ -76,15 +77,15 @@ function movesToAccelerator(model: FileModel, call: SyntaxNode): boolean {
 }
 
 /** Whether `name` is the wrapped model or its inner module and the move follows the wrap without a rebinding. */
-function movesWrapped(wrap: Wrap, name: string, move: SyntaxNode, assignments: SyntaxNode[]): boolean {
+function movesWrapped(model: FileModel, wrap: Wrap, name: string, move: SyntaxNode): boolean {
   if (wrap.target?.text !== name && wrap.inner?.text !== name) return false;
   const wrapStatement = enclosingStatement(wrap.call);
   const moveStatement = enclosingStatement(move);
   if (wrapStatement === moveStatement || !followsInFlow(wrapStatement, moveStatement)) return false;
   // A rebinding in between (`model = model.module`, `model = build()`) ends the wrapped value's life.
-  return !assignments.some((assignment) => {
+  // Only assignments whose left side is `name` can rebind it: the index lists exactly those.
+  return !assignmentsTo(model, name).some((assignment) => {
     if (assignment.startIndex <= wrap.call.endIndex || assignment.endIndex >= move.endIndex) return false;
-    if (fieldOf(assignment, 'left')?.text !== name) return false;
     return wrap.target?.text !== name || fieldOf(assignment, 'right') !== wrap.call;
   });
 }

@@ -150,7 +150,23 @@ async function benchmarkPanel({ page, folder }) {
   await poll(
     'a results table in the panel',
     async () => (await frame.locator('table.cases tbody tr').count()) > 0,
-  );
+  ).catch(async (error) => {
+    const panelText = (
+      await frame
+        .locator('.results')
+        .first()
+        .innerText()
+        .catch(() => '')
+    ).replace(/\s+/g, ' ');
+    const terminal = (await terminalText(page))
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(-3)
+      .join(' | ');
+    throw new Error(
+      `${error.message}; the panel says "${panelText.slice(0, 200)}"; terminal ends "${terminal}"`,
+    );
+  });
   // The chart's canvas exists before any run; a rendered chart has painted pixels.
   await poll(
     'a rendered latency chart',
