@@ -53,8 +53,14 @@ export function carriedAcross(input: {
     (s) => s.anchor.endIndex <= input.loop.startIndex && s.binding.kind !== 'parameter',
   );
   if (!before) return false;
+  // NOTE: `acc.clear()` / `acc.zero_()` empty the accumulator in place, as a rebinding would.
+  const clears = input.model.nodes.call.filter((call) => {
+    const method = methodCall(call);
+    return !!method && /^(clear|zero_)$/.test(method.name) && method.receiver.text === input.name;
+  });
   const resetIn = (loop: SyntaxNode) =>
-    sites.some((s) => isWithin(s.anchor, loop) && !input.allowed(s.anchor));
+    sites.some((s) => isWithin(s.anchor, loop) && !input.allowed(s.anchor)) ||
+    clears.some((call) => isWithin(call, loop));
   if (resetIn(input.loop)) return false;
   // NOTE: reset once per optimizer step (micro-batches inside a step loop): bounded, not a leak.
   const roles = input.model.roles;
