@@ -114,6 +114,7 @@ const CONSTRUCTED_KINDS: [RegExp, Kind][] = [
     'module',
   ],
   [/^torch\.nn\.(parameter\.)?(Parameter|Buffer)$/, 'tensor'],
+  [/^torch\.nn\.utils\.(clip_grad\.)?(clip_grad_norm_|get_total_norm|parameters_to_vector)$/, 'tensor'],
   [/^torch\.nn\.[A-Z]\w*$/, 'module'],
   [/^torch\.nn\.modules\.\w+\.[A-Z]\w*$/, 'module'],
   [/^torch\.compile$/, 'module'],
