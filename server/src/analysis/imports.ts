@@ -9,8 +9,9 @@ export class ImportTable {
   /**
    * `resolve` result per node: the inference and many rules resolve the same callee nodes
    * again and again (the dotted name is rebuilt from node text each time). Cleared by `bind`.
+   * A local name is stored as null, so a hit costs one lookup (the map is as large as the tree).
    */
-  private readonly resolved = new Map<SyntaxNode, string | undefined>();
+  private readonly resolved = new Map<SyntaxNode, string | null>();
   /** Modules imported with `from X import *`. */
   readonly starModules: string[] = [];
 
@@ -38,9 +39,10 @@ export class ImportTable {
    * when its first name is imported; returns undefined for local names.
    */
   resolve(node: SyntaxNode): string | undefined {
-    if (this.resolved.has(node)) return this.resolved.get(node);
+    const cached = this.resolved.get(node);
+    if (cached !== undefined) return cached ?? undefined;
     const qualified = this.resolveUncached(node);
-    this.resolved.set(node, qualified);
+    this.resolved.set(node, qualified ?? null);
     return qualified;
   }
 

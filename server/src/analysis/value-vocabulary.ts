@@ -31,7 +31,18 @@ const MODULE_RETURNING_METHODS = new Set([
 ]);
 export const OUTPUT_ATTRIBUTES =
   /^(loss|logits|last_hidden_state|pooler_output|hidden_states|attentions|prediction_logits|aux_loss)$/;
-export const TENSOR_ATTRIBUTES = new Set(['T', 'mT', 'H', 'mH', 'grad', 'data', 'real', 'imag', 'weight', 'bias']);
+export const TENSOR_ATTRIBUTES = new Set([
+  'T',
+  'mT',
+  'H',
+  'mH',
+  'grad',
+  'data',
+  'real',
+  'imag',
+  'weight',
+  'bias',
+]);
 export const LOADER_NAME = /(loader|batches|dataloader)$/i;
 export const STEP_ARGUMENTS = /^(batch_idx|batch_nb|dataloader_idx|step|idx_step|epoch)$/;
 

@@ -39,7 +39,11 @@ export interface ValueFacts {
 }
 
 /** Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`. */
-export function inferValueKinds(input: { root: SyntaxNode; imports: ImportTable; nodes: NodeIndex }): ValueFacts {
+export function inferValueKinds(input: {
+  root: SyntaxNode;
+  imports: ImportTable;
+  nodes: NodeIndex;
+}): ValueFacts {
   const inference = new KindInference(input.root, input.imports, input.nodes);
   inference.run();
   return { kinds: inference.kinds, moduleClasses: inference.moduleClasses };

@@ -72,14 +72,8 @@ export class SourceText {
   }
 }
 
-/**
- * The children of every leaf: about half the nodes are leaves, and one shared (frozen, so
- * never pushed to) array instead of one empty array each saves that many allocations.
- */
-const NO_CHILDREN = Object.freeze([]) as unknown as SyntaxNode[];
-
 class LoweredNode implements SyntaxNode {
-  children: SyntaxNode[] = NO_CHILDREN;
+  readonly children: SyntaxNode[] = [];
   operator?: string = undefined;
   constructor(
     readonly source: SourceText,
@@ -162,7 +156,7 @@ function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number
       const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
       if (named[typeId] || typeId === 65535) {
         const node = make(parent, typeId);
-        appendChild(parent, node);
+        parent.children.push(node);
         if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
           stack.push(node);
           continue;
@@ -204,7 +198,7 @@ function lowerWithCursor(tree: Tree, text: string): SyntaxNode {
       const typeId = cursor.nodeTypeId;
       if (named[typeId] || typeId === 65535) {
         const node = make(parent, typeId);
-        appendChild(parent, node);
+        parent.children.push(node);
         if (cursor.gotoFirstChild()) {
           stack.push(node);
           continue;
@@ -221,11 +215,6 @@ function lowerWithCursor(tree: Tree, text: string): SyntaxNode {
   } finally {
     cursor.delete();
   }
-}
-
-function appendChild(parent: LoweredNode, child: LoweredNode): void {
-  if (parent.children === NO_CHILDREN) parent.children = [child];
-  else parent.children.push(child);
 }
 
 function recordOperator(parent: LoweredNode, token: string, fieldId: () => number): void {

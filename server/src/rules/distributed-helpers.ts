@@ -19,9 +19,27 @@ export function calleeName(model: FileModel, call: SyntaxNode): string | undefin
   return callee ? model.imports.resolve(unwrap(callee)) : undefined;
 }
 
+/**
+ * Model → the qualified callee name of each call, aligned with `model.nodes.call` ('' when
+ * the callee is local): `callsTo` runs for several rules, and a linear scan of this array is
+ * much cheaper than resolving every call again (the resolve cache is as large as the tree).
+ */
+const calleeNamesByModel = new WeakMap<FileModel, readonly string[]>();
+
+/** The qualified callee name of each of `model.nodes.call` (same order; '' for a local callee). */
+export function calleeNames(model: FileModel): readonly string[] {
+  let names = calleeNamesByModel.get(model);
+  if (!names) {
+    names = model.nodes.call.map((call) => calleeName(model, call) ?? '');
+    calleeNamesByModel.set(model, names);
+  }
+  return names;
+}
+
 /** Every call whose callee resolves to a qualified name matching `pattern`. */
 export function callsTo(model: FileModel, pattern: RegExp): SyntaxNode[] {
-  return model.nodes.call.filter((call) => pattern.test(calleeName(model, call) ?? ''));
+  const names = calleeNames(model);
+  return model.nodes.call.filter((_, i) => pattern.test(names[i]));
 }
 
 /** Every `x.name(...)` method call (any receiver) whose name matches. */
@@ -51,8 +69,9 @@ export function wrapsOf(model: FileModel): readonly Wrap[] {
 
 function findWraps(model: FileModel): Wrap[] {
   const wraps: Wrap[] = [];
-  for (const call of model.nodes.call) {
-    const name = calleeName(model, call) ?? '';
+  const names = calleeNames(model);
+  for (const [i, call] of model.nodes.call.entries()) {
+    const name = names[i];
     const kind = DDP_CLASS.test(name) ? 'ddp' : FSDP_CLASS.test(name) ? 'fsdp' : undefined;
     if (!kind) continue;
     const parent = call.parent;

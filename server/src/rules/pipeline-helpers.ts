@@ -5,7 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
 import { assignmentsTo } from '../analysis/assignment-index';
-import { calleeName, rootIdentifier, targetNames } from './distributed-helpers';
+import { calleeName, callsTo, rootIdentifier, targetNames } from './distributed-helpers';
 
 /** A `for` loop over a loader-like iterable. */
 export interface LoaderLoop {
@@ -120,7 +120,7 @@ const AUTOCAST =
 
 /** Every autocast call (resolved): `torch.autocast`, `torch.amp.autocast`, `torch.cuda.amp.autocast`. */
 export function autocastCalls(model: FileModel): SyntaxNode[] {
-  return model.nodes.call.filter((call) => AUTOCAST.test(calleeName(model, call) ?? ''));
+  return callsTo(model, AUTOCAST);
 }
 
 /** The precision of an autocast call, from its device type, `dtype=` and `enabled=`. */

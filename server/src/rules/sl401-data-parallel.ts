@@ -1,6 +1,6 @@
 // SL401: `nn.DataParallel` — one process driving every GPU with threads; DDP is faster even
 // on a single node, as PyTorch's own documentation says.
-import { calleeName } from './distributed-helpers';
+import { callsTo } from './distributed-helpers';
 import type { Rule } from './types';
 
 const DATA_PARALLEL = /^torch\.nn\.(parallel\.)?(data_parallel\.)?DataParallel$/;
@@ -39,8 +39,7 @@ export const sl401: Rule = {
   severity: 'warning',
   summary: '`nn.DataParallel` replicates the model and scatters inputs every step from one process; use DDP.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
-      if (!DATA_PARALLEL.test(calleeName(model, call) ?? '')) continue;
+    for (const call of callsTo(model, DATA_PARALLEL)) {
       report({
         node: call,
         message:

@@ -2,7 +2,7 @@
 // training step — a blocking round trip across all ranks each step.
 import type { SyntaxNode } from '../parse/syntax';
 import { keywordArg, positionalArgs, unwrap } from '../analysis/syntax-helpers';
-import { calleeName } from './distributed-helpers';
+import { calleeNames } from './distributed-helpers';
 import type { Rule } from './types';
 
 const BLOCKING =
@@ -53,8 +53,9 @@ export const sl406: Rule = {
   severity: 'by-role',
   summary: 'A barrier, object collective or scalar all-reduce on every training step stalls all ranks.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
-      const qualified = calleeName(model, call) ?? '';
+    const names = calleeNames(model);
+    for (const [i, call] of model.nodes.call.entries()) {
+      const qualified = names[i];
       const name = qualified.slice('torch.distributed.'.length);
       if (BLOCKING.test(qualified)) {
         const when = model.roleOf(call) === 'hot' ? 'on every training step' : 'once per log interval';

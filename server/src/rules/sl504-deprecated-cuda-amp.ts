@@ -1,7 +1,7 @@
 // SL504: `torch.cuda.amp.autocast(...)` / `torch.cuda.amp.GradScaler(...)`, deprecated since
 // PyTorch 2.4 in favour of the device-generic `torch.amp` spellings.
 import { fieldOf, hasSplat, positionalArgs, unwrap } from '../analysis/syntax-helpers';
-import { calleeName } from './distributed-helpers';
+import { calleeNames } from './distributed-helpers';
 import type { Fix, Rule } from './types';
 
 const DEPRECATED = /^torch\.cuda\.amp\.(autocast_mode\.|grad_scaler\.)?(autocast|GradScaler)$/;
@@ -40,8 +40,9 @@ export const sl504: Rule = {
   summary:
     '`torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda", ...)`.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
-      const match = DEPRECATED.exec(calleeName(model, call) ?? '');
+    const names = calleeNames(model);
+    for (const [i, call] of model.nodes.call.entries()) {
+      const match = DEPRECATED.exec(names[i]);
       if (!match) continue;
       const member = match[2];
       const callee = unwrap(fieldOf(call, 'function')!);
