@@ -84,8 +84,15 @@ export async function ensureToolchain() {
   );
   rmSync(paths.marker, { force: true });
   mkdirSync(paths.cache, { recursive: true });
-  const npmEnv = { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' };
-  delete npmEnv.npm_config_prefix;
+  // NOTE: under `npm test` the outer npm (on Node 20) exports npm_* variables, among them
+  // npm_config_user_agent naming node/v20, which the inner npm would take as its own config:
+  // code-server's postinstall then refuses to run. The installs get a clean npm environment.
+  const npmEnv = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE',
+    ),
+  );
+  Object.assign(npmEnv, { npm_config_update_notifier: 'false', npm_config_fund: 'false' });
 
   // Node 24 first: code-server's install needs it to run npm.
   const nodeInstall = join(paths.cache, 'node24');
