@@ -128,6 +128,19 @@ const CONSTRUCTED_KINDS: [RegExp, Kind][] = [
  * `torch.nn.Linear`, `torch.optim.AdamW`); `unknown` when the tables say nothing.
  */
 export function kindOfQualifiedCall(qualified: string): Kind {
+  let kind = qualifiedCallKinds.get(qualified);
+  if (kind === undefined) {
+    kind = computeQualifiedCallKind(qualified);
+    // NOTE: bounded by the distinct callee names seen, a few thousand at most.
+    if (qualifiedCallKinds.size < 50_000) qualifiedCallKinds.set(qualified, kind);
+  }
+  return kind;
+}
+
+/** Memo of {@link kindOfQualifiedCall}: the answer depends on the name alone, and the pattern scan is hot. */
+const qualifiedCallKinds = new Map<string, Kind>();
+
+function computeQualifiedCallKind(qualified: string): Kind {
   for (const [pattern, kind] of CONSTRUCTED_KINDS) if (pattern.test(qualified)) return kind;
   const torchFunction = /^torch\.(?:special\.|linalg\.|fft\.)?(\w+)$/.exec(qualified);
   if (torchFunction) {

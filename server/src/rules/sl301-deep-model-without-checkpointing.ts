@@ -65,6 +65,23 @@ export const sl301: Rule = {
   },
 };
 
+/** Per model: whether any identifier is spelled `checkpoint` (asked once per finding; a whole-tree walk). */
+const checkpointNameCache = new WeakMap<FileModel, boolean>();
+
+function mentionsCheckpointName(model: FileModel): boolean {
+  let found = checkpointNameCache.get(model);
+  if (found === undefined) {
+    found = false;
+    walk(model.root, (n) => {
+      // NOTE: the length test first: reading `text` slices the document.
+      if (!found && n.type === 'identifier' && n.endIndex - n.startIndex === 10 && n.text === 'checkpoint')
+        found = true;
+    });
+    checkpointNameCache.set(model, found);
+  }
+  return found;
+}
+
 /** `x = block(x)` → `x = checkpoint(block, x, use_reentrant=False)`, importing `checkpoint` if needed. */
 function checkpointFix(model: FileModel, call: SyntaxNode | undefined): Fix[] {
   if (!call) return [];
@@ -79,11 +96,7 @@ function checkpointFix(model: FileModel, call: SyntaxNode | undefined): Fix[] {
   let name = 'checkpoint';
   const bound = model.imports.lookup('checkpoint');
   if (bound !== 'torch.utils.checkpoint.checkpoint') {
-    let taken = !!bound;
-    walk(model.root, (n) => {
-      if (n.type === 'identifier' && n.text === 'checkpoint') taken = true;
-    });
-    if (taken) return [];
+    if (bound || mentionsCheckpointName(model)) return [];
     const imports = model.root.children.filter(
       (c) => c.type === 'import_statement' || c.type === 'import_from_statement',
     );
