@@ -8,19 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiagnosticSeverity, TextDocumentSyncKind, type Diagnostic } from 'vscode-languageserver';
 import { startInProcess, fileUri, type InProcessPair } from '../helpers/lsp-client';
+import { hotLoopSource } from '../helpers/snippets';
 
-const HOT_LOOP = [
-  'import torch',
-  '',
-  '',
-  'def train(model, loader, optimizer):',
-  '    for x, y in loader:',
-  '        loss = model(x, y)',
-  '        loss.backward()',
-  '        optimizer.step()',
-  '        print(loss.item())',
-  '',
-].join('\n');
+const HOT_LOOP = hotLoopSource();
 const ITEM_LINE = 8;
 const ITEM_COLUMN = HOT_LOOP.split('\n')[ITEM_LINE].indexOf('loss.item()');
 

@@ -10,20 +10,10 @@ import { dirname, join } from 'node:path';
 import { runCli } from '../../server/src/cli';
 import { rules } from '../../server/src/rules/index';
 import { wasmDir, repoRoot } from '../helpers/paths';
+import { hotLoopSource } from '../helpers/snippets';
 
 const HOT_LINE = '        x = "😀é"; print(loss.item())';
-const HOT = [
-  'import torch',
-  '',
-  '',
-  'def train(model, loader, optimizer):',
-  '    for x, y in loader:',
-  '        loss = model(x, y)',
-  '        loss.backward()',
-  '        optimizer.step()',
-  HOT_LINE,
-  '',
-].join('\n');
+const HOT = hotLoopSource(HOT_LINE);
 /** 1-based position of the finding in HOT, columns in UTF-16 code units. */
 const HOT_AT = { line: 9, column: HOT_LINE.indexOf('loss.item()') + 1 };
 /** A sync only in a logging branch: an information-level finding. */

@@ -1,6 +1,7 @@
 // The evaluator's picture of one constructed nn.Module: its parameters, buffers, child
 // modules and plain attributes, and what could not be counted. Parameters are objects so
 // that weight tying (`self.a.weight = self.b.weight`) shares one and it is counted once.
+import type { TransformerShape } from '../estimate/activations';
 
 /** One parameter tensor; `numel` null when its shape is not known. */
 export interface Param {
@@ -56,14 +57,7 @@ export class ModuleInstance {
     id: string;
     note: string;
     largestLayerParams: number;
-    transformer?: {
-      layers: number;
-      hidden: number;
-      heads: number;
-      kvHeads?: number;
-      ffn?: number;
-      vocab?: number;
-    };
+    transformer?: TransformerShape;
   };
 
   constructor(
