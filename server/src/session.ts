@@ -10,13 +10,19 @@ import { loadPyprojectFor, clearPyprojectCache } from './config/pyproject';
 
 interface CachedAnalysis {
   version: number;
-  settingsKey: string;
+  settings: Settings;
   analysis: FileAnalysis;
 }
 
 /** Open-document analyses and effective settings. */
 export class Session {
   private readonly cache = new Map<string, CachedAnalysis>();
+  /**
+   * Effective settings per document URI. Every keystroke and every hover asks for them, and
+   * computing them walks up the folders looking for pyproject.toml; they change only with
+   * the editor settings or a file event, which clear this cache.
+   */
+  private readonly settingsCache = new Map<string, Settings>();
   private editorSettings: PartialSettings = {};
   /** Messages about configuration (e.g. an invalid pyproject.toml), reported once each. */
   readonly configProblems = new Set<string>();
@@ -31,6 +37,7 @@ export class Session {
   /** Replaces the editor-side settings (from `workspace/configuration`). */
   setEditorSettings(settings: PartialSettings): void {
     this.editorSettings = settings;
+    this.settingsCache.clear();
     this.cache.clear();
   }
 
@@ -38,16 +45,27 @@ export class Session {
   invalidateAll(): void {
     clearPyprojectCache();
     this.reportedProblems.clear();
+    this.settingsCache.clear();
     this.cache.clear();
   }
 
   /** Drops the analysis of a closed document. */
   forget(uri: string): void {
     this.cache.delete(uri);
+    this.settingsCache.delete(uri);
   }
 
   /** The settings that apply to a document: editor settings, then its pyproject.toml on top. */
   settingsFor(uri: string): Settings {
+    let settings = this.settingsCache.get(uri);
+    if (!settings) {
+      settings = this.computeSettings(uri);
+      this.settingsCache.set(uri, settings);
+    }
+    return settings;
+  }
+
+  private computeSettings(uri: string): Settings {
     const path = filePathOf(uri);
     if (!path) return mergeSettings(this.editorSettings);
     const root = this.workspaceRoots().find((r) => path.startsWith(r));
@@ -62,17 +80,15 @@ export class Session {
   /** The analysis of a document's current version (computed once per version and settings). */
   analyse(document: TextDocument): FileAnalysis {
     const settings = this.settingsFor(document.uri);
-    const settingsKey = JSON.stringify(settings);
     const cached = this.cache.get(document.uri);
-    if (cached && cached.version === document.version && cached.settingsKey === settingsKey)
-      return cached.analysis;
+    if (cached && cached.version === document.version && cached.settings === settings) return cached.analysis;
     const analysis = analyzeText({
       parser: this.parser,
       text: document.getText(),
       filePath: filePathOf(document.uri),
       settings,
     });
-    this.cache.set(document.uri, { version: document.version, settingsKey, analysis });
+    this.cache.set(document.uri, { version: document.version, settings, analysis });
     return analysis;
   }
 }
