@@ -3,7 +3,7 @@
 // use" questions. Rules ask these per identifier, so scanning every assignment would be quadratic.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from './file-model';
-import { fieldOf } from './syntax-helpers';
+import { enclosingFunction, fieldOf } from './syntax-helpers';
 
 interface AssignmentIndex {
   /** Left-side text → the assignments with that left side, in document order. */
@@ -24,7 +24,7 @@ function indexOf(model: FileModel): AssignmentIndex {
     if (!left) continue;
     pushTo(index.byLeftText, left.text, assignment);
     if (left.type !== 'identifier') continue;
-    const scope = enclosingFunctionOf(assignment);
+    const scope = enclosingFunction(assignment);
     let names = index.byScopeAndName.get(scope);
     if (!names) index.byScopeAndName.set(scope, (names = new Map()));
     pushTo(names, left.text, assignment);
@@ -46,7 +46,7 @@ export function assignmentsTo(model: FileModel, leftText: string): readonly Synt
 
 /** The right side of the last `name = ...` before `use` in the same function (or module). */
 export function lastAssignedValue(model: FileModel, use: SyntaxNode): SyntaxNode | undefined {
-  const candidates = indexOf(model).byScopeAndName.get(enclosingFunctionOf(use))?.get(use.text);
+  const candidates = indexOf(model).byScopeAndName.get(enclosingFunction(use))?.get(use.text);
   if (!candidates) return undefined;
   // Assignments are in document order (pre-order walk), so start offsets never decrease:
   // binary-search the last one starting before the use.
@@ -58,11 +58,4 @@ export function lastAssignedValue(model: FileModel, use: SyntaxNode): SyntaxNode
     else high = middle;
   }
   return low > 0 ? fieldOf(candidates[low - 1], 'right') : undefined;
-}
-
-/** The innermost function definition around `node`, or undefined at module level. */
-export function enclosingFunctionOf(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent)
-    if (current.type === 'function_definition') return current;
-  return undefined;
 }

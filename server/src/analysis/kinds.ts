@@ -3,7 +3,7 @@
 // which construct modules, optimizers, loaders, samplers and scalers; and the kinds that
 // a name's uses reveal (`loss.backward()`, `model.parameters()`).
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
+import { enclosingFunction, fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
 
 /** The kinds of value the analysis tracks. `unknown` means the analysis cannot tell. */
 export type Kind =
@@ -207,7 +207,7 @@ export function collectUsageEvidence(
   const note = (name: SyntaxNode | undefined, kind: Kind) => {
     const target = name && unwrap(name);
     if (!target || !isNameOrSelfAttribute(target)) return;
-    const scope = enclosingScope(target) ?? root;
+    const scope = enclosingFunction(target) ?? root;
     const names = evidence.get(scope) ?? new Map<string, Kind>();
     if (names.get(target.text) && names.get(target.text) !== kind) names.set(target.text, 'unknown');
     else names.set(target.text, kind);
@@ -229,11 +229,4 @@ export function collectUsageEvidence(
 function isNameOrSelfAttribute(node: SyntaxNode): boolean {
   if (node.type === 'identifier') return true;
   return node.type === 'attribute' && fieldOf(node, 'object')?.text === 'self';
-}
-
-/** The function definition enclosing `node`, if any. */
-export function enclosingScope(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent)
-    if (current.type === 'function_definition') return current;
-  return undefined;
 }

@@ -4,7 +4,15 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { ImportTable } from './imports';
 import type { NodeIndex } from './file-model';
-import { fieldOf, methodCall, lastName, walk, unwrap, STATEMENT_TYPES } from './syntax-helpers';
+import {
+  enclosingFunction,
+  fieldOf,
+  methodCall,
+  lastName,
+  walk,
+  unwrap,
+  STATEMENT_TYPES,
+} from './syntax-helpers';
 
 /** Where a statement runs, from most to least costly. */
 export type Role = 'hot' | 'logging' | 'eval' | 'setup';
@@ -243,14 +251,6 @@ function isInLoopBody(node: SyntaxNode, loop: SyntaxNode): boolean {
     if (current === body) return true;
   }
   return false;
-}
-
-/** The innermost function definition containing `node`. */
-export function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent) {
-    if (current.type === 'function_definition') return current;
-  }
-  return undefined;
 }
 
 function hasNoGradDecorator(fn: SyntaxNode): boolean {

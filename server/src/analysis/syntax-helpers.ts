@@ -86,6 +86,14 @@ export function closest(node: SyntaxNode, types: ReadonlySet<string>): SyntaxNod
   return undefined;
 }
 
+/** The innermost function definition containing `node` (not `node` itself), if any. */
+export function enclosingFunction(node: SyntaxNode): SyntaxNode | undefined {
+  for (let current = node.parent; current; current = current.parent) {
+    if (current.type === 'function_definition') return current;
+  }
+  return undefined;
+}
+
 /** Statement node types: the unit that suppression comments and contexts attach to. */
 export const STATEMENT_TYPES = new Set([
   'expression_statement',

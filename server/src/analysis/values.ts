@@ -9,12 +9,11 @@ import {
   BUILTIN_RESULT_KINDS,
   TENSOR_ATTRIBUTES_NOT_TENSOR,
   collectUsageEvidence,
-  enclosingScope,
   joinKinds,
   kindOfQualifiedCall,
   type Kind,
 } from './kinds';
-import { fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
+import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import {
   LOADER_NAME,
   OUTPUT_ATTRIBUTES,
@@ -72,7 +71,7 @@ class KindInference {
 
   /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
   private evidenceFor(node: SyntaxNode): Kind | undefined {
-    const scope = enclosingScope(node);
+    const scope = enclosingFunction(node);
     return (
       (scope && this.evidence.get(scope)?.get(node.text)) ?? this.evidence.get(this.root)?.get(node.text)
     );

@@ -3,7 +3,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { enclosingFunction } from '../analysis/loop-roles';
+import { enclosingFunction } from '../analysis/syntax-helpers';
 import { calleeName, frameworkOwnsLoop } from './distributed-helpers';
 import type { Rule } from './types';
 
