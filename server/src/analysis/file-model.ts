@@ -8,7 +8,6 @@ import type { Kind } from './kinds';
 import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
 import { inferValueKinds } from './values';
 import { Suppressions } from './suppressions';
-import { walk } from './syntax-helpers';
 
 /** Node types indexed for the rules, so no rule walks the whole tree itself. */
 const INDEXED = [
@@ -32,7 +31,7 @@ const INDEXED = [
 ] as const;
 
 /** Node type → every node of that type, in document order. */
-export type NodeIndex = Record<(typeof INDEXED)[number], SyntaxNode[]>;
+export type NodeIndex = Record<(typeof INDEXED)[number], readonly SyntaxNode[]>;
 
 /** What the analysis knows about one document version. */
 export interface FileModel {
@@ -68,17 +67,12 @@ const TORCH_FRAMEWORKS = [
 
 /** Builds the FileModel of a parsed document. */
 export function buildFileModel(input: { parsed: ParsedSource; filePath: string | null }): FileModel {
-  const { root, hasError } = input.parsed;
+  const { root, hasError, byType, nodeCount } = input.parsed;
   const imports = collectImports(root);
-  const nodes = Object.fromEntries(INDEXED.map((type) => [type, [] as SyntaxNode[]])) as NodeIndex;
-  const comments: SyntaxNode[] = [];
-  const indexed = new Set<string>(INDEXED);
-  walk(root, (node) => {
-    if (indexed.has(node.type)) nodes[node.type as keyof NodeIndex].push(node);
-    else if (node.type === 'comment') comments.push(node);
-  });
+  const nodes = Object.fromEntries(INDEXED.map((type) => [type, byType.get(type) ?? []])) as NodeIndex;
+  const comments = byType.get('comment') ?? [];
   const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name));
-  const facts = usesTorch ? inferValueKinds({ root, imports, nodes }) : undefined;
+  const facts = usesTorch ? inferValueKinds({ root, nodeCount, imports, nodes }) : undefined;
   const roles = new LoopRoles(nodes, collectOptimizerNames(nodes.assignment, imports));
   return {
     filePath: input.filePath,
@@ -90,7 +84,8 @@ export function buildFileModel(input: { parsed: ParsedSource; filePath: string |
     nodes,
     suppressions: new Suppressions(comments),
     roles,
-    kindOf: (node) => facts?.kinds.get(node) ?? 'unknown',
+    // Ids index this tree only: a node of another tree has no kind here.
+    kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
     roleOf: (node) => roles.roleOf(node),
   };
 }

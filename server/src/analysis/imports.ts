@@ -39,39 +39,39 @@ export class ImportTable {
    * when its first name is imported; returns undefined for local names.
    */
   resolve(node: SyntaxNode): string | undefined {
-    const cached = this.resolved.get(node);
-    if (cached !== undefined) return cached ?? undefined;
-    const qualified = this.resolveUncached(node);
-    this.resolved.set(node, qualified ?? null);
-    return qualified;
-  }
-
-  private resolveUncached(node: SyntaxNode): string | undefined {
-    const dotted = dottedName(node);
-    if (!dotted) return undefined;
-    const [head, ...rest] = dotted.split('.');
-    const base = this.aliases.get(head);
-    if (!base) return undefined;
-    return rest.length ? `${base}.${rest.join('.')}` : base;
+    // Down the object chain to a node already resolved or its head, then back up, caching
+    // each link (a loop, not recursion: chains can be thousands of links deep).
+    const links: [SyntaxNode, SyntaxNode][] = [];
+    let current = node;
+    let resolved = this.resolved.get(current);
+    while (resolved === undefined) {
+      const parts = current.type === 'attribute' ? attributeParts(current) : undefined;
+      if (!parts) {
+        resolved = (current.type === 'identifier' && this.aliases.get(current.text)) || null;
+        this.resolved.set(current, resolved);
+        break;
+      }
+      links.push([current, parts.attribute]);
+      current = parts.object;
+      resolved = this.resolved.get(current);
+    }
+    for (let i = links.length - 1; i >= 0; i--) {
+      resolved = resolved === null ? null : `${resolved}.${links[i][1].text}`;
+      this.resolved.set(links[i][0], resolved);
+    }
+    return resolved ?? undefined;
   }
 }
 
-/** `a.b.c` for an identifier or attribute chain of identifiers, else undefined. */
-export function dottedName(node: SyntaxNode): string | undefined {
-  const parts: string[] = [];
-  let current: SyntaxNode | undefined = node;
-  while (current) {
-    if (current.type === 'identifier') {
-      parts.push(current.text);
-      return parts.reverse().join('.');
-    }
-    if (current.type !== 'attribute') return undefined;
-    const attribute = current.children.find((c) => c.field === 'attribute');
-    if (!attribute) return undefined;
-    parts.push(attribute.text);
-    current = current.children.find((c) => c.field === 'object');
+/** The object and attribute name of `a.b`, if both are present. */
+function attributeParts(node: SyntaxNode): { object: SyntaxNode; attribute: SyntaxNode } | undefined {
+  let object: SyntaxNode | undefined;
+  let attribute: SyntaxNode | undefined;
+  for (const child of node.children) {
+    if (child.field === 'object') object ??= child;
+    else if (child.field === 'attribute') attribute ??= child;
   }
-  return undefined;
+  return object && attribute ? { object, attribute } : undefined;
 }
 
 /** Collects every `import` and `from ... import` in the tree (at any depth). */

@@ -10,7 +10,7 @@ const NOQA = /#\s*noqa:\s*([A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)/i;
 export class Suppressions {
   private readonly byLine = new Map<number, Set<string>>();
 
-  constructor(comments: SyntaxNode[]) {
+  constructor(comments: readonly SyntaxNode[]) {
     for (const comment of comments) {
       const codes = parseSuppression(comment.text);
       if (codes) this.byLine.set(comment.start.line, new Set(codes));

@@ -13,6 +13,7 @@ import {
   kindOfQualifiedCall,
   type Kind,
 } from './kinds';
+import { FunctionTrace, type SharedKindState } from './function-trace';
 import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import {
   LOADER_NAME,
@@ -31,57 +32,65 @@ const MAX_EXPRESSION_DEPTH = 300;
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
 export interface ValueFacts {
-  /** Kind of each evaluated expression node. */
-  kinds: Map<SyntaxNode, Kind>;
+  /** Kind of each evaluated expression node, by node id (undefined where none was evaluated). */
+  kinds: readonly (Kind | undefined)[];
   /** Names of user classes that are nn.Module subclasses. */
   moduleClasses: Set<string>;
 }
 
-/** Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`. */
+/** Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`, which has `nodeCount` nodes. */
 export function inferValueKinds(input: {
   root: SyntaxNode;
+  nodeCount: number;
   imports: ImportTable;
   nodes: NodeIndex;
 }): ValueFacts {
-  const inference = new KindInference(input.root, input.imports, input.nodes);
+  const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
   inference.run();
   return { kinds: inference.kinds, moduleClasses: inference.moduleClasses };
 }
 
-class KindInference {
-  readonly kinds = new Map<SyntaxNode, Kind>();
+class KindInference implements SharedKindState {
+  readonly kinds: (Kind | undefined)[];
   readonly moduleClasses = new Set<string>();
-  private readonly globals: Env = new Map();
+  readonly globals: Env = new Map();
   private readonly functions = new Map<string, SyntaxNode>();
   private readonly functionNodes: SyntaxNode[] = [];
-  private readonly classAttributes = new Map<SyntaxNode, Env>();
-  private readonly returnKinds = new Map<SyntaxNode, Kind>();
+  readonly classAttributes = new Map<SyntaxNode, Env>();
+  readonly returnKinds = new Map<SyntaxNode, Kind>();
   private readonly parameterKinds = new Map<SyntaxNode, Env>();
+  private readonly traces = new Map<SyntaxNode, FunctionTrace>();
+  /** The trace of the function being analysed; undefined at module level. */
+  private trace: FunctionTrace | undefined;
   private currentReturns: Kind[] | undefined;
   private depth = 0;
   private readonly evidence: Map<SyntaxNode, Map<string, Kind>>;
 
   constructor(
     private readonly root: SyntaxNode,
+    nodeCount: number,
     private readonly imports: ImportTable,
     private readonly nodes: NodeIndex,
   ) {
     this.evidence = collectUsageEvidence(root, nodes.call);
+    this.kinds = new Array<Kind | undefined>(nodeCount).fill(undefined);
   }
 
   /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
-  private evidenceFor(node: SyntaxNode): Kind | undefined {
+  private evidenceFor(node: SyntaxNode, text: string): Kind | undefined {
     const scope = enclosingFunction(node);
-    return (
-      (scope && this.evidence.get(scope)?.get(node.text)) ?? this.evidence.get(this.root)?.get(node.text)
-    );
+    return (scope && this.evidence.get(scope)?.get(text)) ?? this.evidence.get(this.root)?.get(text);
   }
 
   run(): void {
     this.findDefinitions();
     for (let round = 0; round < 2; round++) {
       this.block(this.root.children, this.globals);
-      for (const fn of this.functionNodes) this.analyseFunction(fn);
+      for (const fn of this.functionNodes) {
+        const previous = this.traces.get(fn);
+        if (previous?.inputsUnchanged(this)) previous.replay(this);
+        else this.analyseFunction(fn);
+      }
     }
   }
 
@@ -118,16 +127,35 @@ class KindInference {
     }
   }
 
-  private analyseFunction(fn: SyntaxNode): Kind {
-    const env: Env = new Map(this.parameterKinds.get(fn) ?? this.initialParameters(fn));
-    const outerReturns = this.currentReturns;
+  private analyseFunction(fn: SyntaxNode): void {
+    const env: Env = new Map(this.startParameters(fn));
+    const trace = new FunctionTrace(fn, new Map(env));
+    this.trace = trace;
     const returns: Kind[] = [];
     this.currentReturns = returns;
     this.block(fieldOf(fn, 'body')?.children ?? [], env);
-    this.currentReturns = outerReturns;
-    const result = returns.reduce<Kind | undefined>((a, b) => joinKinds(a, b), undefined) ?? 'none';
-    this.returnKinds.set(fn, result);
-    return result;
+    this.currentReturns = undefined;
+    this.trace = undefined;
+    trace.result = returns.reduce<Kind | undefined>((a, b) => joinKinds(a, b), undefined) ?? 'none';
+    this.returnKinds.set(fn, trace.result);
+    this.traces.set(fn, trace);
+  }
+
+  startParameters(fn: SyntaxNode): Env {
+    return this.parameterKinds.get(fn) ?? this.initialParameters(fn);
+  }
+
+  joinAttribute(cls: SyntaxNode, name: string, kind: Kind): void {
+    const attrs = this.classAttributes.get(cls) ?? new Map();
+    attrs.set(name, joinKinds(attrs.get(name), kind));
+    this.classAttributes.set(cls, attrs);
+  }
+
+  joinArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void {
+    const known = this.startParameters(fn);
+    for (const [name, kind] of kinds)
+      known.set(name, joinKinds(known.get(name) === 'unknown' ? undefined : known.get(name), kind));
+    this.parameterKinds.set(fn, known);
   }
 
   private initialParameters(fn: SyntaxNode): Env {
@@ -224,7 +252,7 @@ class KindInference {
     const node = unwrap(target);
     if (node.type === 'identifier') {
       env.set(node.text, kind);
-      this.kinds.set(node, kind);
+      this.kinds[node.id] = kind;
     } else if (
       node.type === 'pattern_list' ||
       node.type === 'tuple_pattern' ||
@@ -237,11 +265,10 @@ class KindInference {
       const cls = enclosingClass(node);
       const name = fieldOf(node, 'attribute')?.text;
       if (cls && name) {
-        const attrs = this.classAttributes.get(cls) ?? new Map();
-        attrs.set(name, joinKinds(attrs.get(name), kind));
-        this.classAttributes.set(cls, attrs);
+        this.trace?.wroteAttribute(cls, name, kind);
+        this.joinAttribute(cls, name, kind);
       }
-      this.kinds.set(node, kind);
+      this.kinds[node.id] = kind;
     } else if (node.type === 'subscript' || node.type === 'attribute') {
       this.expr(node, env);
     }
@@ -251,13 +278,13 @@ class KindInference {
   private elementKinds(value: SyntaxNode | undefined, kind: Kind, env: Env, count: number): Kind[] {
     const node = value && unwrap(value);
     if (node && (node.type === 'tuple' || node.type === 'expression_list' || node.type === 'list')) {
-      return node.children.map((c) => this.kinds.get(c) ?? this.expr(c, env));
+      return node.children.map((c) => this.kinds[c.id] ?? this.expr(c, env));
     }
     if (node?.type === 'call') {
       const qualified = this.imports.resolve(fieldOf(node, 'function')!) ?? '';
       if (/^deepspeed\.initialize$/.test(qualified)) return ['module', 'optimizer', 'loader', 'scheduler'];
       const method = methodCall(node);
-      if (method?.name === 'prepare') return positionalArgs(node).map((a) => this.kinds.get(a) ?? 'unknown');
+      if (method?.name === 'prepare') return positionalArgs(node).map((a) => this.kinds[a.id] ?? 'unknown');
     }
     return Array.from({ length: count }, () => (kind === 'tensor' ? 'tensor' : 'unknown'));
   }
@@ -355,7 +382,7 @@ class KindInference {
     this.depth++;
     try {
       const kind = this.exprKind(node, env);
-      this.kinds.set(node, kind);
+      this.kinds[node.id] = kind;
       return kind;
     } finally {
       this.depth--;
@@ -365,9 +392,11 @@ class KindInference {
   private exprKind(node: SyntaxNode, env: Env): Kind {
     switch (node.type) {
       case 'identifier': {
-        const known = env.get(node.text) ?? this.globals.get(node.text);
+        const name = node.text;
+        const known =
+          env.get(name) ?? (this.trace ? this.trace.readGlobal(this, name) : this.globals.get(name));
         if (known && known !== 'unknown') return known;
-        return this.evidenceFor(node) ?? known ?? 'unknown';
+        return this.evidenceFor(node, name) ?? known ?? 'unknown';
       }
       case 'integer':
       case 'float':
@@ -453,7 +482,7 @@ class KindInference {
     }
     const method = methodCall(node);
     if (method) {
-      const receiver = this.kinds.get(method.receiver) ?? 'unknown';
+      const receiver = this.kinds[method.receiver.id] ?? 'unknown';
       return methodResult(receiver, method.name, calleeKind, node.parent?.type === 'call');
     }
     return calleeKind === 'module' ? 'tensor' : 'unknown';
@@ -465,20 +494,13 @@ class KindInference {
       .map((p) => (p.type === 'identifier' ? p : p.children.find((c) => c.type === 'identifier')))
       .filter((p): p is SyntaxNode => !!p)
       .map((p) => p.text);
-    const known = this.parameterKinds.get(fn) ?? this.initialParameters(fn);
+    const passed: (readonly [string, Kind])[] = [];
     positionalArgs(call).forEach((arg, i) => {
-      const name = params[i];
-      if (name)
-        known.set(
-          name,
-          joinKinds(
-            known.get(name) === 'unknown' ? undefined : known.get(name),
-            this.kinds.get(arg) ?? this.expr(arg, env),
-          ),
-        );
+      if (params[i]) passed.push([params[i], this.kinds[arg.id] ?? this.expr(arg, env)]);
     });
-    this.parameterKinds.set(fn, known);
-    return this.returnKinds.get(fn) ?? 'unknown';
+    this.trace?.passedArguments(fn, passed);
+    this.joinArguments(fn, passed);
+    return (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) ?? 'unknown';
   }
 
   private attribute(node: SyntaxNode, env: Env): Kind {
@@ -487,9 +509,11 @@ class KindInference {
     const objectKind = this.expr(object, env);
     if (object.text === 'self') {
       const cls = enclosingClass(node);
-      const known = cls && this.classAttributes.get(cls)?.get(name);
+      const known =
+        cls &&
+        (this.trace ? this.trace.readAttribute(this, cls, name) : this.classAttributes.get(cls)?.get(name));
       if (known && known !== 'unknown') return known;
-      const shown = this.evidenceFor(node);
+      const shown = this.evidenceFor(node, node.text);
       if (shown) return shown;
       if (known) return known;
     }

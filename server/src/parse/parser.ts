@@ -3,7 +3,7 @@
 // (see syntax.ts) so that analysis never crosses into the wasm heap per property.
 import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { join } from 'node:path';
-import { lowerTree, type SyntaxNode } from './syntax';
+import { lowerTree, type LoweredTree } from './syntax';
 import { registerDirectWasm } from './direct-walk';
 
 let parserPromise: Promise<Parser> | undefined;
@@ -30,9 +30,8 @@ export function initParser({ wasmDir }: ParserInit): Promise<Parser> {
   return parserPromise;
 }
 
-/** A parsed document: the lowered syntax tree and whether the source had syntax errors. */
-export interface ParsedSource {
-  root: SyntaxNode;
+/** A parsed document: the lowered syntax tree (with its nodes by type) and whether the source had syntax errors. */
+export interface ParsedSource extends LoweredTree {
   hasError: boolean;
 }
 
@@ -44,7 +43,7 @@ export function parseSource(parser: Parser, text: string): ParsedSource {
   const tree: Tree | null = parser.parse(text);
   if (!tree) throw new Error('tree-sitter returned no tree');
   try {
-    return { root: lowerTree(tree, text), hasError: tree.rootNode.hasError };
+    return { ...lowerTree(tree, text), hasError: tree.rootNode.hasError };
   } finally {
     tree.delete();
   }

@@ -12,6 +12,8 @@ export interface Position {
 
 /** One named node of the Python syntax tree. */
 export interface SyntaxNode {
+  /** Position in document order (pre-order) within its tree: 0 for the root. */
+  readonly id: number;
   readonly type: string;
   /** The field this node fills in its parent (`function`, `arguments`, `left`, ...), if any. */
   readonly field: string | null;
@@ -76,6 +78,7 @@ class LoweredNode implements SyntaxNode {
   readonly children: SyntaxNode[] = [];
   operator?: string = undefined;
   constructor(
+    readonly id: number,
     readonly source: SourceText,
     readonly type: string,
     readonly field: string | null,
@@ -107,6 +110,48 @@ interface LanguageTables {
   types: string[];
   fields: (string | null)[];
   named: boolean[];
+  /** Distinct type names, and for each type id the slot of its name (aliases share one). */
+  typeNames: string[];
+  slotOfType: number[];
+  errorSlot: number;
+}
+
+/** The type id tree-sitter gives ERROR nodes. */
+const ERROR_TYPE_ID = 65535;
+
+/** A lowered tree: its root, how many nodes it has, and every node grouped by type. */
+export interface LoweredTree {
+  root: SyntaxNode;
+  nodeCount: number;
+  /** Type → its nodes in document order. */
+  byType: ReadonlyMap<string, readonly SyntaxNode[]>;
+}
+
+/** Collects each new node under its type's slot; the lowering creates nodes in document order. */
+class TypeIndex {
+  private readonly lists: SyntaxNode[][];
+  count = 0;
+  constructor(private readonly tables: LanguageTables) {
+    this.lists = tables.typeNames.map(() => []);
+  }
+  /** Files `node` (whose id must be `count`) under the type `typeId`. */
+  add<T extends SyntaxNode>(node: T, typeId: number): T {
+    this.count++;
+    this.lists[typeId === ERROR_TYPE_ID ? this.tables.errorSlot : this.tables.slotOfType[typeId]].push(node);
+    return node;
+  }
+  result(root: SyntaxNode): LoweredTree {
+    const byType = new Map<string, SyntaxNode[]>();
+    this.tables.typeNames.forEach((name, slot) => {
+      if (this.lists[slot].length) byType.set(name, this.lists[slot]);
+    });
+    return { root, nodeCount: this.count, byType };
+  }
+}
+
+/** The interned copy of `name`; names decoded from wasm are fresh strings, so every `===` against a literal compared characters. */
+function internalize(name: string): string {
+  return Object.keys({ [name]: 0 })[0];
 }
 
 const tablesByLanguage = new WeakMap<object, LanguageTables>();
@@ -115,16 +160,19 @@ function languageTables(tree: Tree): LanguageTables {
   const language = tree.language;
   let tables = tablesByLanguage.get(language);
   if (!tables) {
-    const types = language.types.map((t) => t ?? 'ERROR');
+    const types = language.types.map((t) => internalize(t ?? 'ERROR'));
     const named = types.map((_, id) => language.nodeTypeIsNamed(id));
-    tables = { types, fields: language.fields, named };
+    const typeNames = [...new Set([...types, internalize('ERROR')])];
+    const slotOfType = types.map((t) => typeNames.indexOf(t));
+    const fields = language.fields.map((f) => (f === null ? null : internalize(f)));
+    tables = { types, fields, named, typeNames, slotOfType, errorSlot: typeNames.indexOf('ERROR') };
     tablesByLanguage.set(language, tables);
   }
   return tables;
 }
 
 /** Converts the whole tree into {@link SyntaxNode}s, keeping named nodes and operator tokens. */
-export function lowerTree(tree: Tree, text: string): SyntaxNode {
+export function lowerTree(tree: Tree, text: string): LoweredTree {
   const direct = directAccess(tree);
   return direct ? lowerDirect(tree, text, direct.wasm, direct.address) : lowerWithCursor(tree, text);
 }
@@ -133,24 +181,30 @@ export function lowerTree(tree: Tree, text: string): SyntaxNode {
  * The lowering walk over the raw wasm exports (see direct-walk.ts): per node one call for
  * the type, and for kept nodes one each for field, start and end; no marshalling.
  */
-function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number): SyntaxNode {
+function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number): LoweredTree {
   const source = new SourceText(text);
-  const { types, fields, named } = languageTables(tree);
+  const tables = languageTables(tree);
+  const { types, fields, named } = tables;
+  const index = new TypeIndex(tables);
   wasm._ts_tree_root_node_wasm(address);
   wasm._ts_tree_cursor_new_wasm(address);
   try {
     const make = (parent: LoweredNode | null, typeId: number): LoweredNode =>
-      new LoweredNode(
-        source,
-        types[typeId] ?? 'ERROR',
-        fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null,
-        wasm._ts_tree_cursor_start_index_wasm(address),
-        wasm._ts_tree_cursor_end_index_wasm(address),
-        parent,
+      index.add(
+        new LoweredNode(
+          index.count,
+          source,
+          types[typeId] ?? 'ERROR',
+          fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null,
+          wasm._ts_tree_cursor_start_index_wasm(address),
+          wasm._ts_tree_cursor_end_index_wasm(address),
+          parent,
+        ),
+        typeId,
       );
     const root = make(null, wasm._ts_tree_cursor_current_node_type_id_wasm(address));
     const stack: LoweredNode[] = [root];
-    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return root;
+    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return index.result(root);
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
@@ -165,9 +219,9 @@ function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number
         recordOperator(parent, types[typeId], () => wasm._ts_tree_cursor_current_field_id_wasm(address));
       }
       while (!wasm._ts_tree_cursor_goto_next_sibling_wasm(address)) {
-        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return root;
+        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return index.result(root);
         stack.pop();
-        if (stack.length === 0) return root;
+        if (stack.length === 0) return index.result(root);
       }
     }
   } finally {
@@ -176,23 +230,29 @@ function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number
 }
 
 /** The same walk through the public TreeCursor API (used when the wasm exports are not reachable). */
-function lowerWithCursor(tree: Tree, text: string): SyntaxNode {
+function lowerWithCursor(tree: Tree, text: string): LoweredTree {
   const source = new SourceText(text);
-  const { types, fields, named } = languageTables(tree);
+  const tables = languageTables(tree);
+  const { types, fields, named } = tables;
+  const index = new TypeIndex(tables);
   const cursor = tree.walk();
   try {
     const make = (parent: SyntaxNode | null, typeId: number): LoweredNode =>
-      new LoweredNode(
-        source,
-        types[typeId] ?? 'ERROR',
-        fields[cursor.currentFieldId] ?? null,
-        cursor.startIndex,
-        cursor.endIndex,
-        parent,
+      index.add(
+        new LoweredNode(
+          index.count,
+          source,
+          types[typeId] ?? 'ERROR',
+          fields[cursor.currentFieldId] ?? null,
+          cursor.startIndex,
+          cursor.endIndex,
+          parent,
+        ),
+        typeId,
       );
     const root = make(null, cursor.nodeTypeId);
     const stack: LoweredNode[] = [root];
-    if (!cursor.gotoFirstChild()) return root;
+    if (!cursor.gotoFirstChild()) return index.result(root);
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = cursor.nodeTypeId;
@@ -207,9 +267,9 @@ function lowerWithCursor(tree: Tree, text: string): SyntaxNode {
         recordOperator(parent, types[typeId], () => cursor.currentFieldId);
       }
       while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return root;
+        if (!cursor.gotoParent()) return index.result(root);
         stack.pop();
-        if (stack.length === 0) return root;
+        if (stack.length === 0) return index.result(root);
       }
     }
   } finally {

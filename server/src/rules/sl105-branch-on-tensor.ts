@@ -47,7 +47,7 @@ export const sl105: Rule = {
         });
       }
     };
-    const conditions: [SyntaxNode[], string][] = [
+    const conditions: [readonly SyntaxNode[], string][] = [
       [model.nodes.if_statement, 'This `if`'],
       [model.nodes.elif_clause, 'This `elif`'],
       [model.nodes.while_statement, 'This `while`'],
