@@ -167,15 +167,22 @@ export class LoopRoles {
           this.functionRole.set(fn, 'hot');
       }
     }
-    const calls = allCalls.filter((call) => this.calledFunctions(call).length);
+    // Each call with the same-file functions it may invoke (a function calling itself excluded).
+    const edges: [SyntaxNode, SyntaxNode[]][] = [];
+    for (const call of allCalls) {
+      const called = this.calledFunctions(call);
+      if (!called.length) continue;
+      const caller = enclosingFunction(call);
+      const callees = called.filter((fn) => fn !== caller);
+      if (callees.length) edges.push([call, callees]);
+    }
     for (let iteration = 0; iteration < 6; iteration++) {
       this.roleCache.clear();
       let changed = false;
-      for (const call of calls) {
+      for (const [call, callees] of edges) {
         const role = this.roleOf(call);
         if (role === 'setup') continue;
-        for (const fn of this.calledFunctions(call)) {
-          if (fn === enclosingFunction(call)) continue;
+        for (const fn of callees) {
           const current = this.functionRole.get(fn) ?? 'setup';
           if (ROLE_RANK[role] > ROLE_RANK[current]) {
             this.functionRole.set(fn, role);

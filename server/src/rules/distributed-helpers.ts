@@ -36,10 +36,20 @@ export function calleeNames(model: FileModel): readonly string[] {
   return names;
 }
 
-/** Every call whose callee resolves to a qualified name matching `pattern`. */
-export function callsTo(model: FileModel, pattern: RegExp): SyntaxNode[] {
-  const names = calleeNames(model);
-  return model.nodes.call.filter((_, i) => pattern.test(names[i]));
+/** Model → pattern → the calls `callsTo` found (rules and helpers ask with the same module-level patterns). */
+const callsToByModel = new WeakMap<FileModel, Map<RegExp, readonly SyntaxNode[]>>();
+
+/** Every call whose callee resolves to a qualified name matching `pattern` (a pattern without the `g` flag). */
+export function callsTo(model: FileModel, pattern: RegExp): readonly SyntaxNode[] {
+  let byPattern = callsToByModel.get(model);
+  if (!byPattern) callsToByModel.set(model, (byPattern = new Map()));
+  let calls = byPattern.get(pattern);
+  if (!calls) {
+    const names = calleeNames(model);
+    calls = model.nodes.call.filter((_, i) => pattern.test(names[i]));
+    byPattern.set(pattern, calls);
+  }
+  return calls;
 }
 
 /** Every `x.name(...)` method call (any receiver) whose name matches. */
@@ -106,9 +116,11 @@ export function frameworkOwnsLoop(model: FileModel): boolean {
   return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
 }
 
+const INIT_PROCESS_GROUP = /^torch\.distributed\.init_process_group$/;
+
 /** Whether the file calls `torch.distributed.init_process_group` (or a known wrapper of it). */
 export function initsProcessGroup(model: FileModel): boolean {
-  if (callsTo(model, /^torch\.distributed\.init_process_group$/).length) return true;
+  if (callsTo(model, INIT_PROCESS_GROUP).length) return true;
   return methodCallsNamed(model, /^init_process_group$/).length > 0;
 }
 

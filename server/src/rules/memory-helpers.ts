@@ -13,6 +13,7 @@ import {
   walk,
 } from '../analysis/syntax-helpers';
 import { bindingsInScope, reachingBinding } from '../analysis/reaching-definitions';
+import { callsTo } from './distributed-helpers';
 
 /** Methods whose result holds no autograd graph (detached, host values, integer outputs). */
 const GRAPH_FREE_METHODS = new Set(
@@ -186,17 +187,18 @@ export function isModuleClass(model: FileModel, cls: SyntaxNode, seen = new Set<
 /** Attribute names holding ≥ 8 repeated blocks (or a config-sized stack), with their depth as text. */
 export function blockStacks(model: FileModel, cls: SyntaxNode): Map<string, string> {
   const stacks = new Map<string, string>();
-  walk(cls, (node) => {
-    if (node.type !== 'call') return;
-    const callee = fieldOf(node, 'function');
-    const qualified = callee ? (model.imports.resolve(callee) ?? '') : '';
-    if (!/^torch\.nn\.(ModuleList|Sequential)$/.test(qualified)) return;
-    const depth = comprehensionDepth(node);
-    const name = depth && holderName(node);
+  for (const call of callsTo(model, BLOCK_CONTAINER)) {
+    if (!isWithin(call, cls)) continue;
+    const callee = fieldOf(call, 'function');
+    if (!BLOCK_CONTAINER.test((callee && model.imports.resolve(callee)) ?? '')) continue;
+    const depth = comprehensionDepth(call);
+    const name = depth && holderName(call);
     if (name && depth) stacks.set(name, depth);
-  });
+  }
   return stacks;
 }
+
+const BLOCK_CONTAINER = /^torch\.nn\.(ModuleList|Sequential)$/;
 
 /** `range(n)` of the comprehension building the stack: `n` as text when literal ≥ 8 or symbolic. */
 function comprehensionDepth(call: SyntaxNode): string | undefined {

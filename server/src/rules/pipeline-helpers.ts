@@ -119,7 +119,7 @@ const AUTOCAST =
   /^torch\.(autocast|amp\.autocast|amp\.autocast_mode\.autocast|cuda\.amp\.autocast|cuda\.amp\.autocast_mode\.autocast)$/;
 
 /** Every autocast call (resolved): `torch.autocast`, `torch.amp.autocast`, `torch.cuda.amp.autocast`. */
-export function autocastCalls(model: FileModel): SyntaxNode[] {
+export function autocastCalls(model: FileModel): readonly SyntaxNode[] {
   return callsTo(model, AUTOCAST);
 }
 

@@ -1,6 +1,7 @@
 // SL101: `.item()` on a tensor inside a hot training step — a host–device sync every step.
 import { methodCall, positionalArgs } from '../analysis/syntax-helpers';
 import { displayName, isDeviceTensor, syncCost } from './sync-helpers';
+import { callsToMethod } from './method-calls';
 import type { Rule } from './types';
 
 /**
@@ -32,9 +33,9 @@ export const sl101: Rule = {
   severity: 'by-role',
   summary: '`.item()` in a hot training step forces a host–device sync every step.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
-      const method = methodCall(call);
-      if (!method || method.name !== 'item' || positionalArgs(call).length > 0) continue;
+    for (const call of callsToMethod(model, 'item')) {
+      const method = methodCall(call)!;
+      if (positionalArgs(call).length > 0) continue;
       if (!isDeviceTensor(model, method.receiver)) continue;
       report({
         node: call,

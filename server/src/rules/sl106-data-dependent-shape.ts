@@ -66,7 +66,9 @@ function dataDependentCall(model: FileModel, call: SyntaxNode): string | undefin
   const qualified = model.imports.resolve(fieldOf(call, 'function')!);
   const method = qualified ? undefined : methodCall(call);
   const name = qualified ? /^torch\.(\w+)$/.exec(qualified)?.[1] : method?.name;
-  if (!name || (method && !isDeviceTensor(model, method.receiver))) return undefined;
+  if (!name || !(SHAPE_FROM_VALUES.test(name) || name === 'where' || name === 'repeat_interleave'))
+    return undefined;
+  if (method && !isDeviceTensor(model, method.receiver)) return undefined;
   const args = positionalArgs(call);
   if (SHAPE_FROM_VALUES.test(name)) return `\`${name}\``;
   if (name === 'where' && qualified && args.length === 1 && !keywordArg(call, 'input'))

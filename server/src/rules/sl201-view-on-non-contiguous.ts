@@ -4,6 +4,7 @@ import { fieldOf, methodCall } from '../analysis/syntax-helpers';
 import { LayoutEvaluator } from '../analysis/layout-eval';
 import { strideGroups, tryView } from '../analysis/strides';
 import { formatSize, isConcrete } from '../analysis/symbolic-size';
+import { callsToMethod } from './method-calls';
 import type { Fix, Rule } from './types';
 
 /**
@@ -38,9 +39,8 @@ export const sl201: Rule = {
   summary: '`.view()` merges dims whose strides are not contiguous: it raises at run time.',
   check({ model, report }) {
     const evaluator = new LayoutEvaluator(model);
-    for (const call of model.nodes.call) {
-      const method = methodCall(call);
-      if (!method || method.name !== 'view') continue;
+    for (const call of callsToMethod(model, 'view')) {
+      const method = methodCall(call)!;
       const layout = evaluator.layoutOf(method.receiver);
       if (!layout || !layout.strides) continue;
       const shape = evaluator.shapeArgs(call);

@@ -3,6 +3,7 @@
 import { methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { carriedAcross, carriesGraph, hotLoopOf } from './memory-helpers';
 import { detachFix } from './sl304-loss-accumulated-with-graph';
+import { callsToMethod } from './method-calls';
 import type { Rule } from './types';
 
 /**
@@ -38,10 +39,10 @@ export const sl305: Rule = {
   severity: 'by-role',
   summary: 'Tensors with autograd graphs appended to a list across steps keep every graph alive.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
-      const method = methodCall(call);
+    for (const call of callsToMethod(model, 'append')) {
+      const method = methodCall(call)!;
       const args = positionalArgs(call);
-      if (!method || method.name !== 'append' || args.length !== 1) continue;
+      if (args.length !== 1) continue;
       const list = unwrap(method.receiver);
       if (list.type !== 'identifier') continue;
       const role = model.roleOf(call);

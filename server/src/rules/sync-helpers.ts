@@ -142,7 +142,8 @@ export function hostCopy(
   call: SyntaxNode,
 ): { receiver: SyntaxNode; nonBlocking: boolean } | undefined {
   const method = methodCall(call);
-  if (!method || !isTensor(model, method.receiver)) return undefined;
+  if (!method || (method.name !== 'cpu' && method.name !== 'to') || !isTensor(model, method.receiver))
+    return undefined;
   const isCopy =
     method.name === 'cpu' || (method.name === 'to' && isCpuDevice(model, toDeviceArgument(call)));
   return isCopy ? { receiver: method.receiver, nonBlocking: isNonBlocking(call) } : undefined;

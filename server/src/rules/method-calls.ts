@@ -1,0 +1,29 @@
+// Calls grouped by method name (`x.item()` under `item`), built once per model: many rules
+// look for one method among every call of the file, and a lookup beats re-reading each call.
+import type { FileModel } from '../analysis/file-model';
+import { methodCall } from '../analysis/syntax-helpers';
+import type { SyntaxNode } from '../parse/syntax';
+
+const callsByMethodOfModel = new WeakMap<FileModel, ReadonlyMap<string, readonly SyntaxNode[]>>();
+
+function callsByMethod(model: FileModel): ReadonlyMap<string, readonly SyntaxNode[]> {
+  let byMethod = callsByMethodOfModel.get(model);
+  if (!byMethod) {
+    const grouped = new Map<string, SyntaxNode[]>();
+    for (const call of model.nodes.call) {
+      const name = methodCall(call)?.name;
+      if (name === undefined) continue;
+      const calls = grouped.get(name);
+      if (calls) calls.push(call);
+      else grouped.set(name, [call]);
+    }
+    byMethod = grouped;
+    callsByMethodOfModel.set(model, byMethod);
+  }
+  return byMethod;
+}
+
+/** Every `x.name(...)` call of the file (any receiver), in document order. */
+export function callsToMethod(model: FileModel, name: string): readonly SyntaxNode[] {
+  return callsByMethod(model).get(name) ?? [];
+}
