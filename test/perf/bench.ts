@@ -11,7 +11,12 @@ import { compareLowering, measureRatio, type RatioRow } from './bench-analysis';
 import { measureCli } from './bench-cli';
 import { measureEditLatency, measureHover, measureMemory } from './bench-lsp';
 
-const TARGETS = { totalOverParseAt2000: 1.5, memoryRatio: 1.2 };
+/**
+ * Issue 3: "analysis stays within 1.5× the parse time on a 2,000-line file". The target is
+ * read as the time the analysis adds after the parse, (total − parse)/parse; total/parse is
+ * printed beside it, with its own verdict.
+ */
+const TARGETS = { analysisOverParseAt2000: 1.5, memoryRatio: 1.2 };
 const SIZES = [100, 1_000, 2_000, 5_000, 20_000];
 
 function roundsFor(lines: number, quick: boolean): number {
@@ -77,8 +82,12 @@ async function main(): Promise<void> {
       ),
     );
     const at2000 = ratios.find((r) => r.lines === 2_000)!;
+    const verdict = (ratio: number) => (ratio <= TARGETS.analysisOverParseAt2000 ? 'MET' : 'NOT MET');
     log(
-      `target total/parse ≤ ${TARGETS.totalOverParseAt2000}× at 2,000 lines: ${at2000.totalOverParse}× ${at2000.totalOverParse <= TARGETS.totalOverParseAt2000 ? 'MET' : 'NOT MET'}`,
+      `target: analysis after the parse ≤ ${TARGETS.analysisOverParseAt2000}× the parse at 2,000 lines: (total-parse)/parse ${at2000.extraOverParse}× ${verdict(at2000.extraOverParse)}`,
+    );
+    log(
+      `stricter reading, total/parse ≤ ${TARGETS.analysisOverParseAt2000}× (parse included): ${at2000.totalOverParse}× ${verdict(at2000.totalOverParse)}`,
     );
     const lowering = compareLowering(parser, 2_000, quick ? 5 : 20);
     report.lowering = lowering;

@@ -178,17 +178,52 @@ export function isModuleClass(model: FileModel, cls: SyntaxNode, seen = new Set<
     if (/^torch\.nn\.(Module|modules\.module\.Module)$|LightningModule$/.test(qualified)) return true;
     if (base.type !== 'identifier' || seen.has(base.text)) continue;
     seen.add(base.text);
-    const local = model.nodes.class_definition.find((c) => fieldOf(c, 'name')?.text === base.text);
+    const local = classesByName(model).get(base.text);
     if (local && isModuleClass(model, local, seen)) return true;
   }
   return false;
 }
 
+const classesByNameOfModel = new WeakMap<FileModel, Map<string, SyntaxNode>>();
+
+/** Per model: class name → its first definition in the file. */
+function classesByName(model: FileModel): Map<string, SyntaxNode> {
+  let byName = classesByNameOfModel.get(model);
+  if (!byName) {
+    byName = new Map();
+    for (const cls of model.nodes.class_definition) {
+      const name = fieldOf(cls, 'name')?.text;
+      if (name !== undefined && !byName.has(name)) byName.set(name, cls);
+    }
+    classesByNameOfModel.set(model, byName);
+  }
+  return byName;
+}
+
+const containerCallsOfModel = new WeakMap<FileModel, Map<SyntaxNode, SyntaxNode[]>>();
+
+/** Per model: each class → the `ModuleList` / `Sequential` calls inside it (nested classes included), in document order. */
+function containerCallsByClass(model: FileModel): Map<SyntaxNode, SyntaxNode[]> {
+  let byClass = containerCallsOfModel.get(model);
+  if (!byClass) {
+    byClass = new Map();
+    for (const call of callsTo(model, BLOCK_CONTAINER)) {
+      for (let current = call.parent; current; current = current.parent) {
+        if (current.type !== 'class_definition') continue;
+        const calls = byClass.get(current);
+        if (calls) calls.push(call);
+        else byClass.set(current, [call]);
+      }
+    }
+    containerCallsOfModel.set(model, byClass);
+  }
+  return byClass;
+}
+
 /** Attribute names holding ≥ 8 repeated blocks (or a config-sized stack), with their depth as text. */
 export function blockStacks(model: FileModel, cls: SyntaxNode): Map<string, string> {
   const stacks = new Map<string, string>();
-  for (const call of callsTo(model, BLOCK_CONTAINER)) {
-    if (!isWithin(call, cls)) continue;
+  for (const call of containerCallsByClass(model).get(cls) ?? []) {
     const callee = fieldOf(call, 'function');
     if (!BLOCK_CONTAINER.test((callee && model.imports.resolve(callee)) ?? '')) continue;
     const depth = comprehensionDepth(call);
