@@ -1,7 +1,9 @@
 // Infers the kind of every expression (tensor, module, optimizer, number, ...) with a
 // flow-sensitive walk of each scope: assignments update the environment, branches join,
 // loop bodies run twice to reach the values of later iterations, and same-file function
-// calls pass argument kinds to parameters and return kinds back.
+// calls pass argument kinds to parameters and return kinds back. The file is walked in two
+// rounds; in the second, a function whose inputs did not change is replayed, not re-walked
+// (function-trace.ts).
 import type { SyntaxNode } from '../parse/syntax';
 import type { NodeIndex } from './file-model';
 import type { ImportTable } from './imports';
@@ -38,15 +40,20 @@ export interface ValueFacts {
   moduleClasses: Set<string>;
 }
 
-/** Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`, which has `nodeCount` nodes. */
+/**
+ * Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`,
+ * which has `nodeCount` nodes. `replay: false` re-walks every function in every round (the
+ * tests compare both ways).
+ */
 export function inferValueKinds(input: {
   root: SyntaxNode;
   nodeCount: number;
   imports: ImportTable;
   nodes: NodeIndex;
+  replay?: boolean;
 }): ValueFacts {
   const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
-  inference.run();
+  inference.run(input.replay ?? true);
   return { kinds: inference.kinds, moduleClasses: inference.moduleClasses };
 }
 
@@ -82,12 +89,12 @@ class KindInference implements SharedKindState {
     return (scope && this.evidence.get(scope)?.get(text)) ?? this.evidence.get(this.root)?.get(text);
   }
 
-  run(): void {
+  run(replay: boolean): void {
     this.findDefinitions();
     for (let round = 0; round < 2; round++) {
       this.block(this.root.children, this.globals);
       for (const fn of this.functionNodes) {
-        const previous = this.traces.get(fn);
+        const previous = replay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
         else this.analyseFunction(fn);
       }
