@@ -13,7 +13,7 @@ export interface SharedKindState {
   readonly classAttributes: Map<SyntaxNode, Env>;
   readonly returnKinds: Map<SyntaxNode, Kind>;
   /** The parameter environment a function starts from. */
-  startParameters(fn: SyntaxNode): Env;
+  startParameters(fn: SyntaxNode): ReadonlyMap<string, Kind>;
   /** Joins `kind` into attribute `name` of class `cls` (an assignment to `self.name`). */
   joinAttribute(cls: SyntaxNode, name: string, kind: Kind): void;
   /** Passes argument kinds from one call to the parameters of `fn`. */
@@ -116,7 +116,7 @@ function readsUnchanged(attribute: AttributeTrace, start: Kind | undefined): boo
   return true;
 }
 
-function sameEnv(a: Env, b: Env): boolean {
+function sameEnv(a: Env, b: ReadonlyMap<string, Kind>): boolean {
   if (a.size !== b.size) return false;
   for (const [name, kind] of a) if (b.get(name) !== kind) return false;
   return true;

@@ -15,12 +15,12 @@ import {
   kindOfQualifiedCall,
   type Kind,
 } from './kinds';
+import { Definitions } from './definitions';
 import { FunctionTrace, type SharedKindState } from './function-trace';
 import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import {
   LOADER_NAME,
   OUTPUT_ATTRIBUTES,
-  STEP_ARGUMENTS,
   TENSOR_ATTRIBUTES,
   arithmetic,
   enclosingClass,
@@ -54,15 +54,13 @@ export function inferValueKinds(input: {
 }): ValueFacts {
   const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
   inference.run(input.replay ?? true);
-  return { kinds: inference.kinds, moduleClasses: inference.moduleClasses };
+  return { kinds: inference.kinds, moduleClasses: inference.definitions.moduleClasses };
 }
 
 class KindInference implements SharedKindState {
   readonly kinds: (Kind | undefined)[];
-  readonly moduleClasses = new Set<string>();
   readonly globals: Env = new Map();
-  private readonly functions = new Map<string, SyntaxNode>();
-  private readonly functionNodes: SyntaxNode[] = [];
+  readonly definitions: Definitions;
   readonly classAttributes = new Map<SyntaxNode, Env>();
   readonly returnKinds = new Map<SyntaxNode, Kind>();
   private readonly parameterKinds = new Map<SyntaxNode, Env>();
@@ -80,6 +78,7 @@ class KindInference implements SharedKindState {
     private readonly nodes: NodeIndex,
   ) {
     this.evidence = collectUsageEvidence(root, nodes.call);
+    this.definitions = new Definitions(nodes, imports);
     this.kinds = new Array<Kind | undefined>(nodeCount).fill(undefined);
   }
 
@@ -90,46 +89,12 @@ class KindInference implements SharedKindState {
   }
 
   run(replay: boolean): void {
-    this.findDefinitions();
     for (let round = 0; round < 2; round++) {
       this.block(this.root.children, this.globals);
-      for (const fn of this.functionNodes) {
+      for (const fn of this.definitions.functionNodes) {
         const previous = replay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
         else this.analyseFunction(fn);
-      }
-    }
-  }
-
-  private findDefinitions(): void {
-    const classBases = new Map<string, string[]>();
-    // The index lists each type in document order, as a walk of the tree would visit them.
-    for (const node of this.nodes.function_definition) {
-      this.functionNodes.push(node);
-      const name = fieldOf(node, 'name')?.text;
-      if (name && !this.functions.has(name)) this.functions.set(name, node);
-    }
-    for (const node of this.nodes.class_definition) {
-      const name = fieldOf(node, 'name')?.text ?? '';
-      const bases = fieldOf(node, 'superclasses');
-      classBases.set(name, bases ? bases.children.map((b) => this.imports.resolve(b) ?? b.text) : []);
-    }
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const [name, bases] of classBases) {
-        if (this.moduleClasses.has(name)) continue;
-        if (
-          bases.some(
-            (b) =>
-              /^torch\.nn\.(Module|modules\.module\.Module)$|^(pl|lightning|pytorch_lightning)\.|LightningModule$|PreTrainedModel$/.test(
-                b,
-              ) || this.moduleClasses.has(b),
-          )
-        ) {
-          this.moduleClasses.add(name);
-          changed = true;
-        }
       }
     }
   }
@@ -148,8 +113,8 @@ class KindInference implements SharedKindState {
     this.traces.set(fn, trace);
   }
 
-  startParameters(fn: SyntaxNode): Env {
-    return this.parameterKinds.get(fn) ?? this.initialParameters(fn);
+  startParameters(fn: SyntaxNode): ReadonlyMap<string, Kind> {
+    return this.parameterKinds.get(fn) ?? this.definitions.initialParameters(fn);
   }
 
   joinAttribute(cls: SyntaxNode, name: string, kind: Kind): void {
@@ -159,36 +124,10 @@ class KindInference implements SharedKindState {
   }
 
   joinArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void {
-    const known = this.startParameters(fn);
+    const known = this.parameterKinds.get(fn) ?? new Map(this.definitions.initialParameters(fn));
     for (const [name, kind] of kinds)
       known.set(name, joinKinds(known.get(name) === 'unknown' ? undefined : known.get(name), kind));
     this.parameterKinds.set(fn, known);
-  }
-
-  private initialParameters(fn: SyntaxNode): Env {
-    const env: Env = new Map();
-    const cls = enclosingClass(fn);
-    const inModule = !!cls && this.moduleClasses.has(fieldOf(cls, 'name')?.text ?? '');
-    const name = fieldOf(fn, 'name')?.text ?? '';
-    const tensorArguments =
-      inModule && /^(forward|training_step|validation_step|test_step|predict_step|compute_loss)$/.test(name);
-    for (const param of fieldOf(fn, 'parameters')?.children ?? []) {
-      const id = param.type === 'identifier' ? param : param.children.find((c) => c.type === 'identifier');
-      if (!id) continue;
-      const annotation = fieldOf(param, 'type')?.text ?? '';
-      const defaultValue = fieldOf(param, 'value');
-      let kind: Kind = 'unknown';
-      if (id.text === 'self' && inModule) kind = 'module';
-      else if (/\bTensor\b/.test(annotation)) kind = 'tensor';
-      else if (/^((torch\.)?nn\.)?Module$/.test(annotation)) kind = 'module';
-      else if (/^(int|float|bool)$/.test(annotation)) kind = 'number';
-      else if (tensorArguments && id.text !== 'self') {
-        if (STEP_ARGUMENTS.test(id.text)) kind = 'number';
-        else if (!defaultValue || defaultValue.type === 'none') kind = 'tensor';
-      }
-      env.set(id.text, kind);
-    }
-    return env;
   }
 
   private block(statements: SyntaxNode[], env: Env): void {
@@ -480,10 +419,10 @@ class KindInference implements SharedKindState {
     const target = unwrap(callee);
     if (target.type === 'identifier') {
       const name = target.text;
-      if (this.moduleClasses.has(name)) return 'module';
+      if (this.definitions.moduleClasses.has(name)) return 'module';
       if (calleeKind === 'module') return 'tensor';
       if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
-      const fn = this.functions.get(name);
+      const fn = this.definitions.functions.get(name);
       if (fn && !env.has(name)) return this.callFunction(fn, node, env);
       return 'unknown';
     }
@@ -497,10 +436,7 @@ class KindInference implements SharedKindState {
 
   /** Passes argument kinds to a same-file function's parameters and returns its return kind. */
   private callFunction(fn: SyntaxNode, call: SyntaxNode, env: Env): Kind {
-    const params = (fieldOf(fn, 'parameters')?.children ?? [])
-      .map((p) => (p.type === 'identifier' ? p : p.children.find((c) => c.type === 'identifier')))
-      .filter((p): p is SyntaxNode => !!p)
-      .map((p) => p.text);
+    const params = this.definitions.parameterNames(fn);
     const passed: (readonly [string, Kind])[] = [];
     positionalArgs(call).forEach((arg, i) => {
       if (params[i]) passed.push([params[i], this.kinds[arg.id] ?? this.expr(arg, env)]);
