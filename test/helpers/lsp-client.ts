@@ -1,6 +1,7 @@
 // Test helper: a language client over a real JSON-RPC connection. `startInProcess` wires
 // the server (`startServer`) and this client together with two PassThrough streams crossed
 // over; `LspClient` alone drives any pair of streams (e.g. a spawned server's stdio).
+import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import {
   createMessageConnection,
@@ -282,6 +283,43 @@ export function startInProcess(): InProcessPair {
         clientToServer.end();
         serverToClient.end();
       }
+    },
+  };
+}
+
+/** A bundled server spawned as `node server.js --stdio`, with a client on its pipes. */
+export interface SpawnedServer {
+  client: LspClient;
+  pid: number;
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code when the process exits. */
+  exited: Promise<number | null>;
+  /** Disposes of the client and kills the process if it is still running. */
+  stop(): void;
+}
+
+/** Spawns `serverJs` with `--stdio` (options go to `spawn`: `cwd`, `env`). */
+export function spawnServer(
+  serverJs: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): SpawnedServer {
+  const child = spawn(process.execPath, [serverJs, '--stdio'], {
+    ...options,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const client = new LspClient(child.stdout, child.stdin);
+  return {
+    client,
+    pid: child.pid!,
+    stderr: () => stderr,
+    exited,
+    stop() {
+      client.dispose();
+      if (child.exitCode === null) child.kill();
     },
   };
 }

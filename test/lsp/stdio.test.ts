@@ -3,26 +3,21 @@
 // node_modules: initialize, didOpen, diagnostics, shutdown and exit.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LspClient, fileUri } from '../helpers/lsp-client';
+import { fileUri, spawnServer } from '../helpers/lsp-client';
 import { wasmDir } from '../helpers/paths';
 
 test('the bundled server runs alone over stdio', { timeout: 60_000 }, async () => {
   const folder = mkdtempSync(join(tmpdir(), 'shardlens-stdio-'));
   for (const name of ['server.js', 'tree-sitter.wasm', 'tree-sitter-python.wasm'])
     copyFileSync(join(wasmDir, name), join(folder, name));
-  const child = spawn(process.execPath, [join(folder, 'server.js'), '--stdio'], {
+  const server = spawnServer(join(folder, 'server.js'), {
     cwd: folder,
     env: { ...process.env, NODE_PATH: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const client = new LspClient(child.stdout, child.stdin);
+  const { client, exited, stderr } = server;
   try {
     // A client without workspace folder support, unlike VS Code: the server must cope.
     const result = await client.initialize({ workspaceFolderSupport: false });
@@ -44,7 +39,7 @@ test('the bundled server runs alone over stdio', { timeout: 60_000 }, async () =
     assert.deepEqual(
       diagnostics.filter((d) => d.code === 'SL101').map((d) => [d.code, d.range.start.line]),
       [['SL101', 5]],
-      `stderr: ${stderr}\nlog: ${client.messages.join('\n')}`,
+      `stderr: ${stderr()}\nlog: ${client.messages.join('\n')}`,
     );
     assert.deepEqual(
       client.messages.filter((m) => /grammar|Error|failed/.test(m)),
@@ -52,10 +47,9 @@ test('the bundled server runs alone over stdio', { timeout: 60_000 }, async () =
     );
     await client.shutdown(true);
     const code = await exited;
-    assert.equal(code, 0, `stderr: ${stderr}`);
+    assert.equal(code, 0, `stderr: ${stderr()}`);
   } finally {
-    client.dispose();
-    if (child.exitCode === null) child.kill();
+    server.stop();
     rmSync(folder, { recursive: true, force: true });
   }
 });

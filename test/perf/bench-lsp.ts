@@ -1,10 +1,9 @@
 // Benchmarks over a real LSP connection: latency from didChange to the publishDiagnostics
 // of that version (in process, debounce 0), hover latency, and the RSS of a spawned
 // `dist/server.js --stdio` after 10,000 random edits relative to after the first.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LspClient, fileUri, startInProcess } from '../helpers/lsp-client';
+import { fileUri, spawnServer, startInProcess } from '../helpers/lsp-client';
 import { RandomEditor, positionAt } from './edits';
 import { generateTrainingFile } from './generate';
 import { PublishWatcher } from './lsp-timing';
@@ -128,12 +127,8 @@ export async function measureMemory(input: {
   edits: number;
   lines: number;
 }): Promise<MemoryGrowth> {
-  const child = spawn(process.execPath, [join(input.repoRoot, 'dist', 'server.js'), '--stdio'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const client = new LspClient(child.stdout, child.stdin);
+  const server = spawnServer(join(input.repoRoot, 'dist', 'server.js'));
+  const { client, pid } = server;
   const watcher = new PublishWatcher(client);
   try {
     await client.initialize({ settings: FAST_SETTINGS });
@@ -147,9 +142,9 @@ export async function measureMemory(input: {
     for (let i = 1; i <= input.edits; i++) {
       const version = await client.change(uri, [editor.next()]);
       await watcher.waitFor(uri, version);
-      if (i === 1) rssAfterFirst = rssMB(child.pid!);
+      if (i === 1) rssAfterFirst = rssMB(pid);
       if (i % 1000 === 0) {
-        samples.push(round(rssMB(child.pid!), 1));
+        samples.push(round(rssMB(pid), 1));
         watcher.clear();
         // NOTE: keep the drifting text near its original size so every analysis costs the same.
         if (editor.text.length > text.length * 2 || editor.text.length < text.length / 2) {
@@ -162,7 +157,7 @@ export async function measureMemory(input: {
         }
       }
     }
-    const rssAfterAll = rssMB(child.pid!);
+    const rssAfterAll = rssMB(pid);
     await client.shutdown(true);
     return {
       edits: input.edits,
@@ -173,9 +168,8 @@ export async function measureMemory(input: {
       samplesMB: samples,
     };
   } catch (error) {
-    throw new Error(`${(error as Error).message}\nserver stderr: ${stderr.slice(0, 2000)}`);
+    throw new Error(`${(error as Error).message}\nserver stderr: ${server.stderr().slice(0, 2000)}`);
   } finally {
-    client.dispose();
-    if (child.exitCode === null) child.kill();
+    server.stop();
   }
 }

@@ -4,10 +4,9 @@
 // as a fresh open; a cancelled request answers RequestCancelled; the spawned bundle copes too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver';
-import { LspClient, fileUri, startInProcess } from '../helpers/lsp-client';
+import { LspClient, fileUri, spawnServer, startInProcess } from '../helpers/lsp-client';
 import { wasmDir } from '../helpers/paths';
 import { RandomEditor } from '../perf/edits';
 import { generateTrainingFile } from '../perf/generate';
@@ -169,13 +168,8 @@ test('a cancelled slow request answers RequestCancelled (-32800)', { timeout: 60
 });
 
 test('the spawned bundle survives hostile documents and exits cleanly', { timeout: 120_000 }, async () => {
-  const child = spawn(process.execPath, [join(wasmDir, 'server.js'), '--stdio'], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const client = new LspClient(child.stdout, child.stdin);
+  const server = spawnServer(join(wasmDir, 'server.js'));
+  const { client, exited, stderr } = server;
   try {
     await client.initialize({ settings: FAST });
     const documents = hostileDocuments();
@@ -194,10 +188,9 @@ test('the spawned bundle survives hostile documents and exits cleanly', { timeou
       await askEverything(client, uri, documents[name]);
     }
     await client.shutdown(true);
-    assert.equal(await exited, 0, `stderr: ${stderr}`);
+    assert.equal(await exited, 0, `stderr: ${stderr()}`);
     assert.doesNotMatch(client.messages.join('\n'), /uncaught|unhandled/i);
   } finally {
-    client.dispose();
-    if (child.exitCode === null) child.kill();
+    server.stop();
   }
 });
