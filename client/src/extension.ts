@@ -8,7 +8,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import { registerBenchmarkCommands } from './benchmark';
+import { registerBenchmarkCommands } from './benchmark/commands';
 import { registerClusterPicker } from './cluster-picker';
 import { StatusNotification } from '../../server/src/protocol';
 

@@ -18,7 +18,7 @@ import { RunHistory } from './history';
 import { BenchmarkRunner } from './runner';
 import { resolvePython } from './python';
 import { runToCsv, runToJson, peakBusBandwidthGBps } from './export';
-import { storeBusBandwidth } from './cluster';
+import { storeBusBandwidth } from './store-bus-bandwidth';
 
 /** History key of collectives runs. */
 export const COLLECTIVES_KEY = 'collectives';

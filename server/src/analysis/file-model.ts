@@ -6,7 +6,7 @@ import type { ParsedSource } from '../parse/parser';
 import { collectImports, type ImportTable } from './imports';
 import type { Kind } from './kinds';
 import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
-import { inferValueKinds } from './values';
+import { inferValueKinds } from './kind-inference';
 import { Suppressions } from './suppressions';
 
 /** Node types indexed for the rules, so no rule walks the whole tree itself. */

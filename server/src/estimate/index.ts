@@ -13,7 +13,6 @@ import { formatParams } from './format';
 import {
   bytesPerParam,
   estimateMemory,
-  STRATEGIES,
   type MemoryBreakdown,
   type OffloadId,
   type OptimizerId,
@@ -233,9 +232,4 @@ export function estimateTraining(input: TrainingInput): TrainingEstimate {
     deepspeed,
     assumptions,
   };
-}
-
-/** The same setup for every strategy (the hover's table), in STRATEGIES order. */
-export function estimateAllStrategies(input: Omit<TrainingInput, 'strategy'>): TrainingEstimate[] {
-  return STRATEGIES.map((strategy) => estimateTraining({ ...input, strategy }));
 }

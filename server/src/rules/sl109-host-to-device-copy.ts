@@ -3,7 +3,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import { keywordArg, methodCall, positionalArgs } from '../analysis/syntax-helpers';
 import { isNonBlocking, isTensor, syncCost, toDeviceArgument, isCpuDevice } from './sync-helpers';
-import { batchLoader, insertArgumentEdit, type LoaderFacts } from './sl1-loader-facts';
+import { batchLoader, insertArgumentEdit, type LoaderFacts } from './loader-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Fix, Rule } from './types';
 
