@@ -33,7 +33,7 @@ export function provideInlayHints(input: {
       const character = model.root.source.lineText(tree.line).length;
       hints.push({
         position: { line: tree.line, character },
-        label: inlayLabel(tree, setup),
+        label: inlayLabel(tree, setup, input.workspace),
         kind: InlayHintKind.Type,
         paddingLeft: true,
       });
@@ -46,21 +46,23 @@ export function provideInlayHints(input: {
 }
 
 /** The hint text of one class (exported for tests and the CLI's text output). */
-export function inlayLabel(tree: ModuleTree, setup: EstimateSetup): string {
-  const input = modelInputOf(tree);
+export function inlayLabel(tree: ModuleTree, setup: EstimateSetup, workspace?: WorkspaceFiles): string {
+  const input = modelInputOf(tree, { setup, workspace });
   if (!input) return `≥ ${formatParams(tree.params.known)} params + unknown`;
   const [estimate] = estimatesFor({ model: input, setup, strategies: [setup.strategy] });
   const where = setup.profile ? `${setup.profile.worldSize}× ${setup.profile.gpu.name}` : '1 GPU';
+  // A lower bound (part of the model unknown) says so with ≥ on every figure.
+  const ge = estimate.lowerBound ? '≥ ' : '';
   const parts = [
-    `${formatParams(input.params)} params`,
-    `${formatBytes(estimate.memory.peak)}/GPU peak (${STRATEGY_LABELS[setup.strategy]}, ${where})`,
+    `${ge}${formatParams(input.params)} params`,
+    `${ge}${formatBytes(estimate.memory.peak)}/GPU peak (${STRATEGY_LABELS[setup.strategy]}, ${where})`,
   ];
   if (estimate.comm.length) {
     const bytes = estimate.comm.reduce((sum, c) => sum + c.bytesPerStep, 0);
     const kinds = [...new Set(estimate.comm.map((c) => c.collective.split(' ')[0]))].join(' + ');
     const time =
       estimate.commSecondsPerStep === null ? '' : ` ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
-    parts.push(`${kinds} ${formatBytes(bytes)}/step${time}`);
+    parts.push(`${kinds} ${ge}${formatBytes(bytes)}/step${time}`);
   }
   return parts.join(' · ');
 }

@@ -161,7 +161,26 @@ export function callMethod(
     case 'tensor':
       return {
         kind: 'tensor',
-        shape: ['float', 'to', 'clone', 'detach', 'contiguous'].includes(name) ? receiver.shape : null,
+        shape: [
+          'float',
+          'to',
+          'clone',
+          'detach',
+          'contiguous',
+          'bool',
+          'half',
+          'bfloat16',
+          'normal_',
+          'uniform_',
+          'zero_',
+          'fill_',
+          'trunc_normal_',
+          'requires_grad_',
+        ].includes(name)
+          ? receiver.shape
+          : name === 'view' || name === 'reshape'
+            ? reshaped(receiver.shape, args.positional)
+            : null,
         text: node.text,
       };
     case 'unknown':
@@ -169,4 +188,15 @@ export function callMethod(
     default:
       return undefined;
   }
+}
+
+/** The shape of `t.view(*dims)` / `t.reshape(dims)` (one -1 allowed), or null when not known. */
+function reshaped(shape: number[] | null, args: Value[]): number[] | null {
+  const items = args.length === 1 && args[0].kind === 'seq' ? args[0].items : args;
+  const dims = items.map((v) => (v.kind === 'num' ? v.value : undefined));
+  if (!shape || dims.some((d) => d === undefined)) return null;
+  const total = shape.reduce((a, d) => a * d, 1);
+  const known = (dims as number[]).filter((d) => d !== -1).reduce((a, d) => a * d, 1);
+  const out = (dims as number[]).map((d) => (d === -1 ? total / known : d));
+  return out.reduce((a, d) => a * d, 1) === total && out.every(Number.isInteger) ? out : null;
 }

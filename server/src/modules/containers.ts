@@ -74,6 +74,14 @@ function addChild(input: {
   else if (value.kind === 'param') module.params.set(key, value.param);
   else if (value.kind === 'unknown')
     module.unknowns.push({ text: value.text, reason: value.reason, line: input.node?.start.line });
+  // NOTE: anything else (e.g. an instance of a class not recognised as a module) would otherwise
+  // vanish from the count silently; a wrong count shown as exact is worse than an unknown one.
+  else if (value.kind === 'object')
+    module.unknowns.push({
+      text: value.className,
+      reason: `\`${value.className}\` not recognised as a module`,
+      line: input.node?.start.line,
+    });
 }
 
 const FLUENT = new Set([

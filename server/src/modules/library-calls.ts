@@ -48,6 +48,10 @@ export function callQualified(
   if (torchNn) return callTorchNn(interp, { name: torchNn[1], args, node });
   const factory = /^torch\.(\w+)$/.exec(name);
   if (factory && TENSOR_FACTORIES.has(factory[1])) return tensorFactory({ name: factory[1], args, node });
+  // Shape-preserving functions of one tensor (attention masks: `torch.tril(torch.ones(T, T))`).
+  const same = /^torch\.(tril|triu|ones_like|zeros_like|clone)$/.exec(name);
+  const source = args.positional[0];
+  if (same && source?.kind === 'tensor') return { kind: 'tensor', shape: source.shape, text: node.text };
   if (/^torch\.nn\.init\./.test(name) || /^(typing|warnings|logging)\./.test(name)) return NONE;
   if (name === 'copy.deepcopy' && args.positional[0]) return deepCopy(args.positional[0]);
   if (/^collections\.OrderedDict$/.test(name)) return callBuiltin({ name: 'dict', args, node });
