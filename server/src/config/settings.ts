@@ -47,7 +47,7 @@ export function defaultSettings(): Settings {
     ignore: [],
     severity: {},
     exclude: [],
-    debounceMs: 200,
+    debounceMs: 50,
     cluster: {
       gpu: 'h100-sxm',
       gpusPerNode: 8,
