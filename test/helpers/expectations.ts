@@ -13,7 +13,8 @@ export interface Expectations {
   malformed: string[];
 }
 
-const MARKER = /#\s*(expect|ok):\s*([A-Z]+\d+(?:\s+(?:error|warning|information|hint))?(?:\s*,\s*[A-Z]+\d+(?:\s+(?:error|warning|information|hint))?)*)/;
+const MARKER =
+  /#\s*(expect|ok):\s*([A-Z]+\d+(?:\s+(?:error|warning|information|hint))?(?:\s*,\s*[A-Z]+\d+(?:\s+(?:error|warning|information|hint))?)*)/;
 
 interface Marker {
   kind: string;
