@@ -31,9 +31,20 @@ import type { Fix, Rule } from './types';
  * and `n_head` after `transpose(1, 2)`) and says that the sizes are unknown. When a stride
  * comparison depends on the sizes (a prefix slice `[..., :k]` of a dim of size `C` merges fine
  * only if `k == C`) the finding is information-level and says the verdict is conditional. Shapes
- * it cannot follow (function parameters, module outputs other than matmuls and element-wise
- * modules, branches that disagree, `scaled_dot_product_attention`, whose output strides depend on
- * the backend) keep it silent.
+ * it cannot follow (module outputs other than matmuls and element-wise modules, branches that
+ * disagree, `scaled_dot_product_attention`, whose output strides depend on the backend) keep it
+ * silent.
+ *
+ * A tensor that arrives as an untyped function parameter (`def merge(y, B, T, C)`) is assumed to
+ * arrive contiguous, with unknown sizes, at every rank from 0-D to 6-D that the code allows: a
+ * `transpose(1, 2)` needs 3 dims, `B, nh, T, hs = y.shape` pins 4, `.T` and `.mT` mean a matrix.
+ * The view is judged at each rank (pieces of `chunk`/`split`/`unbind` and the return of a
+ * same-file helper are followed too). It is a warning when the view raises at every such rank
+ * for every size > 1, and information when it raises at some ranks only (a 3-D `y` passes
+ * `y.transpose(1, 2).view(B, T, C)` when the view keeps its shape; a 4-D one never does). Where
+ * a caller in the same file passes a tensor not known to be contiguous (attention helpers often
+ * receive `q.transpose(1, 2)` and transpose it back), or the function is passed around by name,
+ * the rule stays silent.
  *
  * `test/view-truth/view-cases.json` holds 54 cases run with real PyTorch
  * (`generate_view_truth.py`); CI checks the rule against every one.
