@@ -6,6 +6,7 @@ import { strideGroups, tryView } from '../analysis/strides';
 import { formatSize, isConcrete } from '../analysis/symbolic-size';
 import { callsToMethod } from './method-calls';
 import type { Fix, Rule } from './types';
+import { sl201Text } from './messages/sl2-sl3';
 
 /**
  * ## What it does
@@ -71,9 +72,13 @@ export const sl201: Rule = {
       report({
         node: call,
         severity: verdict.definite ? undefined : 'information',
-        message:
-          `\`.view()\` on a tensor of shape ${shapeText} that is not contiguous. ${certainty}${what}. ` +
-          `Use \`.reshape(...)\` (copies only when needed) or \`.contiguous().view(...)\`.`,
+        ...sl201Text({
+          definite: verdict.definite,
+          cause: layout.cause,
+          detail:
+            `\`.view()\` on a tensor of shape ${shapeText} that is not contiguous. ${certainty}${what}. ` +
+            `Use \`.reshape(...)\` (copies only when needed) or \`.contiguous().view(...)\`.`,
+        }),
         fixes: fixesFor(call, method.receiver),
       });
     }
