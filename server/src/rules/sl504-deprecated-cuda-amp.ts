@@ -23,30 +23,41 @@ const DEPRECATED_SINCE = '2.4';
 const AMP_SINCE: Record<string, string> = { GradScaler: '2.3', autocast: '1.13' };
 
 /**
+ * `torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda",
+ * ...)`.
+ *
  * ## What it does
- * Flags calls of `torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` (resolved, so
- * `from torch.cuda.amp import autocast` is caught too). The fix rewrites a call spelled
- * `torch.cuda.amp.X(...)` with keyword-only arguments to `torch.amp.X("cuda", ...)`.
+ * Flags calls of `torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` in any import spelling
+ * (`from torch.cuda.amp import autocast, GradScaler` included).
  *
  * ## Why is this bad?
- * Since PyTorch 2.4 both emit a `FutureWarning` ("`torch.cuda.amp.autocast(args...)` is
- * deprecated. Please use `torch.amp.autocast('cuda', args...)` instead."), once per call site
- * and process, and will be removed. The `torch.amp` spellings (autocast since 1.10, GradScaler
- * since 2.3) take the device type explicitly and work on CUDA, ROCm, XPU and CPU alike.
+ * Since PyTorch 2.4 both are deprecated: each call site emits a `FutureWarning`
+ * ("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda',
+ * args...)` instead.") and they are slated for removal. The device-generic
+ * `torch.amp.autocast(device_type, ...)` (since 1.10) and `torch.amp.GradScaler(device, ...)`
+ * (since 2.3) work the same on CUDA, ROCm, XPU and CPU. No performance cost; the risk is a future
+ * upgrade that breaks the script.
  *
  * ## Example
  * ```python
  * scaler = torch.cuda.amp.GradScaler()
  * with torch.cuda.amp.autocast(dtype=torch.float16):
- *     ...
+ *     loss = model(x, y)
  * ```
  *
  * ## Use instead
  * ```python
  * scaler = torch.amp.GradScaler("cuda")
  * with torch.amp.autocast("cuda", dtype=torch.float16):
- *     ...
+ *     loss = model(x, y)
  * ```
+ *
+ * ## Quick fix
+ * For a call spelled `torch.cuda.amp.X(...)` with keyword arguments only, rewrites it to
+ * `torch.amp.X("cuda", ...)`, keeping the arguments. No fix for positional arguments (the first
+ * positional of `torch.cuda.amp.autocast` is `enabled`, but the second of `torch.amp.autocast` is
+ * `dtype`) or for names imported with `from torch.cuda.amp import ...` (the import would have to
+ * change too).
  */
 export const sl504: Rule = {
   code: 'SL504',

@@ -17,6 +17,25 @@ export function sl201Text(input: { definite: boolean; cause?: string; detail: st
   };
 }
 
+/**
+ * SL201 for a tensor built from untyped parameters, judged at every rank the code allows:
+ * `definite` when the view raises at all of them.
+ */
+export function sl201ParameterText(input: {
+  definite: boolean;
+  parameters: string[];
+  detail: string;
+}): RuleText {
+  const names = input.parameters.join(', ');
+  const from = code(names, 'its parameters', 16);
+  return {
+    message: input.definite
+      ? `\`.view()\` raises at every rank ${from} can have: not contiguous; use \`.reshape()\`.`
+      : `\`.view()\` may raise, depending on the ranks or sizes of ${from}; try \`.reshape()\`.`,
+    detail: input.detail,
+  };
+}
+
 /** SL301: a deep stack of blocks without activation checkpointing. */
 export function sl301Text(input: { stackName: string; depth: string | number }): RuleText {
   const { stackName, depth } = input;
