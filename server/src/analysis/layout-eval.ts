@@ -365,8 +365,9 @@ export class LayoutEvaluator {
     if (node.operator === '//') {
       const quotient = div(a, b);
       if (isConcrete(quotient) && Number.isInteger(quotient.coef)) return quotient;
-      if ([...quotient.atoms.values()].every((e) => e > 0) && Number.isInteger(quotient.coef))
-        return quotient;
+      // NOTE: `x.size(2) // 3` is taken as exact: code that sizes a view or a split with it
+      // needs the division to be exact (or the element counts would not match).
+      if ([...quotient.atoms.values()].every((e) => e > 0) && quotient.coef > 0) return quotient;
       return this.symbol(node);
     }
     if ((node.operator === '+' || node.operator === '-') && isConcrete(a) && isConcrete(b)) {
