@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { findChromium } from '../helpers/find-chromium.mjs';
 import { repoRoot } from '../helpers/paths';
 import { buildPanelHtml } from '../../client/src/benchmark/html';
 import { isFromWebview, type RunRecord, type ToWebview } from '../../client/src/benchmark/messages';
@@ -65,8 +66,10 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const executablePath = findChromium();
+  assert.ok(executablePath, 'no Chromium found: run `node scripts/test-setup.mjs` or set SHARDLENS_CHROMIUM');
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath,
     args: ['--no-sandbox', '--disable-gpu'],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

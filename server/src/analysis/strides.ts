@@ -171,6 +171,12 @@ export function inferShape(layout: Layout, shape: readonly (Size | -1)[]): Size[
 
 /** Decides `layout.view(shape)` the way ATen's computeStride does, symbolically. */
 export function tryView(layout: Layout, shape: readonly (Size | -1)[]): ViewVerdict {
+  // A contiguous tensor takes any view with its element count (computeStride's fast path);
+  // a count that does not match raises a different error, not the stride one.
+  if (isContiguous(layout)) {
+    const target = inferShape(layout, shape);
+    if (target) return { kind: 'succeeds', layout: contiguous(target) };
+  }
   const exact = exactView(layout, shape);
   if (exact.kind !== 'unknown') return exact;
   return structuralView(layout, shape) ?? exact;

@@ -2,8 +2,13 @@
 // `.T`, strided slicing, expand, ...): PyTorch raises at run time.
 import { fieldOf, methodCall } from '../analysis/syntax-helpers';
 import { LayoutEvaluator } from '../analysis/layout-eval';
-import { strideGroups, tryView } from '../analysis/strides';
+import { formatShape, strideGroups, tryView, type Layout, type ViewVerdict } from '../analysis/strides';
 import { formatSize, isConcrete } from '../analysis/symbolic-size';
+import {
+  judgeParameterView,
+  type ParameterViewJudgement,
+  type RankOutcome,
+} from '../analysis/layout-parameters';
 import { callsToMethod } from './method-calls';
 import type { Fix, Rule } from './types';
 
@@ -26,9 +31,22 @@ import type { Fix, Rule } from './types';
  * and `n_head` after `transpose(1, 2)`) and says that the sizes are unknown. When a stride
  * comparison depends on the sizes (a prefix slice `[..., :k]` of a dim of size `C` merges fine
  * only if `k == C`) the finding is information-level and says the verdict is conditional. Shapes
- * it cannot follow (function parameters, module outputs other than matmuls and element-wise
- * modules, branches that disagree, `scaled_dot_product_attention`, whose output strides depend on
- * the backend) keep it silent.
+ * it cannot follow (module outputs other than matmuls and element-wise modules, branches that
+ * disagree, `scaled_dot_product_attention`, whose output strides depend on the backend) keep it
+ * silent.
+ *
+ * A tensor that arrives as an untyped function parameter (`def merge(y, B, T, C)`) is assumed to
+ * arrive contiguous, with unknown sizes, at every rank from 0-D to 6-D that the code allows: a
+ * `transpose(1, 2)` needs 3 dims, `B, nh, T, hs = y.shape` pins 4, `.T` and `.mT` mean a matrix.
+ * The view is judged at each rank (pieces of `chunk`/`split`/`unbind` and the return of a
+ * same-file helper are followed too). It is a warning when the view raises at every such rank
+ * for every size > 1, and information when it raises at some ranks only (a 3-D `y` passes
+ * `y.transpose(1, 2).view(B, T, C)` when the view keeps its shape; a 4-D one never does). Where
+ * a caller in the same file passes a tensor not known to be contiguous (attention helpers often
+ * receive `q.transpose(1, 2)` and transpose it back), or the function is passed around by name,
+ * the rule stays silent. `test/view-truth/function-cases.json` holds 49 such functions run with
+ * real PyTorch (`generate_function_truth.py`): a warning is checked to raise on every run, an
+ * information finding to raise on some runs and pass on others, and silence to pass on some.
  *
  * `test/view-truth/view-cases.json` holds 54 cases run with real PyTorch
  * (`generate_view_truth.py`); CI checks the rule against every one.
@@ -70,28 +88,17 @@ export const sl201: Rule = {
     const evaluator = new LayoutEvaluator(model);
     for (const call of callsToMethod(model, 'view')) {
       const method = methodCall(call)!;
+      const fixes = fixesFor(call, method.receiver);
       const layout = evaluator.layoutOf(method.receiver);
-      if (!layout || !layout.strides) continue;
-      const shape = evaluator.shapeArgs(call);
-      if (!shape) continue;
+      const shape = layout?.strides ? evaluator.shapeArgs(call) : undefined;
+      if (!layout?.strides || !shape) {
+        const judgement = judgeParameterView(model, call);
+        if (judgement) report({ node: call, ...parameterFinding(judgement), fixes });
+        continue;
+      }
       const verdict = tryView(layout, shape);
       if (verdict.kind !== 'fails') continue;
       const symbolic = layout.sizes.some((s) => !isConcrete(s));
-      const cause = layout.cause ? `after \`${layout.cause}\`, ` : '';
-      const shapeText = `(${layout.sizes.map(formatSize).join(', ')})`;
-      let what: string;
-      if (verdict.targetDim < 0) {
-        const groups = strideGroups(layout) ?? [];
-        what =
-          `${cause}the tensor's dims fall into ${groups.length} groups that are not contiguous with each other ` +
-          `(${groups.map((g) => `[${g.join(', ')}]`).join(' ')}), and a view needs at least one target dim per group`;
-      } else {
-        const [a, b] = verdict.dims;
-        const strides = layout.strides;
-        what =
-          `${cause}it would merge dims ${a} and ${b} (sizes ${formatSize(layout.sizes[a])}, ${formatSize(layout.sizes[b])}; ` +
-          `strides ${formatSize(strides[a])}, ${formatSize(strides[b])}), which are not contiguous with each other`;
-      }
       const certainty = !verdict.definite
         ? 'It may raise, depending on the sizes (the verdict is conditional): '
         : symbolic
@@ -101,13 +108,71 @@ export const sl201: Rule = {
         node: call,
         severity: verdict.definite ? undefined : 'information',
         message:
-          `\`.view()\` on a tensor of shape ${shapeText} that is not contiguous. ${certainty}${what}. ` +
-          `Use \`.reshape(...)\` (copies only when needed) or \`.contiguous().view(...)\`.`,
-        fixes: fixesFor(call, method.receiver),
+          `\`.view()\` on a tensor of shape ${formatShape(layout.sizes)} that is not contiguous. ` +
+          `${certainty}${whyItFails(layout, verdict)}. ${USE_INSTEAD}`,
+        fixes,
       });
     }
   },
 };
+
+const USE_INSTEAD = 'Use `.reshape(...)` (copies only when needed) or `.contiguous().view(...)`.';
+
+/** Which dims the view would have to merge, and why they do not chain. */
+function whyItFails(layout: Layout, verdict: ViewVerdict & { kind: 'fails' }): string {
+  const cause = layout.cause ? `after \`${layout.cause}\`, ` : '';
+  if (verdict.targetDim < 0) {
+    const groups = strideGroups(layout) ?? [];
+    return (
+      `${cause}the tensor's dims fall into ${groups.length} groups that are not contiguous with each other ` +
+      `(${groups.map((g) => `[${g.join(', ')}]`).join(' ')}), and a view needs at least one target dim per group`
+    );
+  }
+  const [a, b] = verdict.dims;
+  const strides = layout.strides!;
+  return (
+    `${cause}it would merge dims ${a} and ${b} (sizes ${formatSize(layout.sizes[a])}, ${formatSize(layout.sizes[b])}; ` +
+    `strides ${formatSize(strides[a])}, ${formatSize(strides[b])}), which are not contiguous with each other`
+  );
+}
+
+/** The message for a view on a tensor built from untyped parameters, judged at every rank the code allows. */
+function parameterFinding(judgement: ParameterViewJudgement): { message: string; severity?: 'information' } {
+  const names = judgement.parameters.map((p) => `\`${p}\``).join(' and ');
+  const example = judgement.failing[0];
+  const at = [...example.ranks].map(([name, rank]) => `\`${name}\` ${rank}-D`).join(', ');
+  const detail = `with ${at}, ${whyItFails(example.layout, example.verdict as ViewVerdict & { kind: 'fails' })}`;
+  const assumption =
+    `${names} ${judgement.parameters.length > 1 ? 'are parameters' : 'is a parameter'} used as a tensor; ` +
+    `assuming it arrives contiguous, with unknown sizes`;
+  if (judgement.kind === 'fails') {
+    return {
+      message:
+        `\`.view()\` on a tensor that is not contiguous. ${assumption} and any rank the code allows, ` +
+        `it raises for every size > 1 (${detail}). ${USE_INSTEAD}`,
+    };
+  }
+  return {
+    severity: 'information',
+    message:
+      `\`.view()\` may raise, depending on the ranks or sizes of ${names}. ${assumption}, it raises ` +
+      `${rankText(judgement.failing)} (${detail}), and can succeed ${rankText(judgement.passing)}. ${USE_INSTEAD}`,
+  };
+}
+
+/** "when `y` has 4, 5 or 6 dims" for the rank assignments of some outcomes. */
+function rankText(outcomes: readonly RankOutcome[]): string {
+  if (outcomes.length === 0) return 'for some sizes';
+  const byName = new Map<string, Set<number>>();
+  for (const outcome of outcomes)
+    for (const [name, rank] of outcome.ranks) byName.set(name, (byName.get(name) ?? new Set()).add(rank));
+  const parts = [...byName].map(([name, ranks]) => {
+    const sorted = [...ranks].sort((a, b) => a - b);
+    const list = sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} or ${sorted.at(-1)}` : `${sorted[0]}`;
+    return `\`${name}\` has ${list} dims`;
+  });
+  return `when ${parts.join(' and ')}`;
+}
 
 function fixesFor(
   call: Parameters<typeof methodCall>[0],

@@ -61,8 +61,8 @@ export function displayName(node: SyntaxNode): string {
 
 /**
  * The cost of one host–device sync, worded for where it runs. Sources: PyTorch "CUDA
- * semantics — Asynchronous execution"; `torch.cuda.set_sync_debug_mode`; FACTS.md
- * "Host–device synchronisation" (PyTorch 2.11, H100).
+ * semantics — Asynchronous execution"; `torch.cuda.set_sync_debug_mode` (the ops it reports,
+ * measured with PyTorch 2.11 on an H100, are listed in test/sync-ops/sync-ops.json).
  */
 export function syncCost(model: FileModel, node: SyntaxNode): string {
   switch (model.roleOf(node)) {
