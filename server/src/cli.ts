@@ -98,7 +98,8 @@ async function runCheck(args: string[], io: CliIo): Promise<number> {
     // NOTE: discovery applied the excludes of the pyproject.toml governing the working
     // folder; a file may be governed by a nearer one, whose patterns are relative to it.
     if (isExcludedBy(pyproject, file)) continue;
-    const settings = mergeSettings(pyproject?.settings ?? {}, cliSettings);
+    const pin: PartialSettings = pyproject?.torchPin ? { torchVersion: pyproject.torchPin } : {};
+    const settings = mergeSettings(pin, pyproject?.settings ?? {}, cliSettings);
     const analysis = analyzeText({ parser, text, filePath: file, settings });
     const shown = relative(io.cwd, file).split(sep).join('/') || file;
     if (analysis.note) io.stderr(`${shown}: ${analysis.note}`);
