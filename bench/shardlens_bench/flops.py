@@ -10,7 +10,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import torch
 from torch import nn
 
-# Training step = forward + backward, backward ≈ 2× forward (FACTS.md "FLOPs"; Kaplan et al. 2020).
+# Training step = forward + backward, backward ≈ 2× forward (Kaplan et al. 2020, "Scaling Laws for Neural
+# Language Models", arXiv:2001.08361, §2.1).
 BACKWARD_TO_FORWARD_RATIO = 2
 
 _CONVS = (nn.Conv1d, nn.Conv2d, nn.Conv3d)

@@ -1,10 +1,12 @@
 """Layer benchmark: imports the user's module, builds it, and times every (compiled, batch size, mode)
-case, reporting timing, peak memory, FLOPs and roofline metrics as `case` events."""
+case by time budget, reporting timing, CUDA-graph replay, the regime, peak memory, FLOPs and roofline
+metrics as `case` events."""
 
 from __future__ import annotations
 
 import gc
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -12,13 +14,16 @@ import torch
 from torch import nn
 
 from . import flops as flop_counting
+from .budget import Budget, measure
 from .device import DeviceInfo, describe_device, resolve_device, versions
 from .errors import HarnessError, classify_case_error, format_traceback, one_line
 from .events import EventWriter
+from .graphs import graph_replay_timing, settle_compiled
 from .inputs import RUN_DTYPES, build_inputs, differentiable_outputs, tensor_bytes
 from .peaks import Peak, find_peak
+from .regime import classify_regime
 from .roofline import BYTES_MOVED_NOTE, bytes_moved, derived_metrics
-from .timing import device_clock_name, l2_flush_bytes, make_l2_flush, sample_durations_ms, summarize
+from .timing import device_clock_name, l2_flush_bytes, make_l2_flush, summarize
 from .user_code import construct, load_namespace
 
 CPU_PEAK_MEMORY_NOTE = "peak memory is measured on CUDA/ROCm only (torch.cuda.max_memory_allocated)"
@@ -50,6 +55,7 @@ class LayerRun:
     compiled_model: Optional[Callable[..., Any]] = None
     flush: Optional[Callable[[], None]] = None
     flops_cache: Dict[Tuple[Optional[int], str], flop_counting.FlopCount] = field(default_factory=dict)
+    budget: Budget = field(default_factory=Budget)
 
     @property
     def dtype(self) -> torch.dtype:
@@ -87,7 +93,8 @@ def run_layer(spec: Dict[str, Any], writer: EventWriter) -> None:
     except Exception as exc:
         kind = "oom" if classify_case_error(exc) == "oom" else "construct"
         raise HarnessError(kind, f"moving the module to {torch_device} as {spec['dtype']} failed: {one_line(exc)}") from exc
-    run = LayerRun(spec, writer, device, peak, model, flush=make_l2_flush(device.backend, torch_device))
+    run = LayerRun(spec, writer, device, peak, model, flush=make_l2_flush(device.backend, torch_device),
+                   budget=Budget.from_spec(spec))
     if with_compiled:
         run.compiled_model = torch.compile(model)
     _run_cases(run, cases)
@@ -95,13 +102,15 @@ def run_layer(spec: Dict[str, Any], writer: EventWriter) -> None:
 
 def _run_cases(run: LayerRun, cases: List[Case]) -> None:
     oom_batch_size: Dict[Tuple[bool, str], int] = {}
+    began = time.perf_counter()
     for done, case in enumerate(cases):
         limit = oom_batch_size.get((case.compiled, case.mode))
         if limit is not None and case.batch_size is not None and case.batch_size > limit:
             run.writer.emit("progress", done=done, total=len(cases),
                             message=f"skipped {case.label()}: out of memory at batch {limit}")
             continue
-        run.writer.emit("progress", done=done, total=len(cases), message=f"running {case.label()}")
+        left = {} if done == 0 else {"secondsLeft": (time.perf_counter() - began) / done * (len(cases) - done)}
+        run.writer.emit("progress", done=done, total=len(cases), message=f"running {case.label()}", **left)
         failed_with_oom = False
         try:
             run.writer.emit("case", **_measure(run, case))
@@ -169,28 +178,44 @@ def _measure(run: LayerRun, case: Case) -> Dict[str, Any]:
     if on_gpu:
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats(run.device.torch_device)
-    # A compiled module compiles on its first call: keep that out of the timed repetitions.
-    warmup = max(spec["warmup"], 1) if case.compiled else spec["warmup"]
-    samples_ms = sample_durations_ms(step, backend=run.device.backend, warmup=warmup,
-                                     repetitions=spec["repetitions"], before_each=before_each)
+    compile_fields: Dict[str, Any] = {}
+    if case.compiled:
+        # The first call compiles: reported apart, and timing starts once no call compiles anything new.
+        compile_fields["compile"] = settle_compiled(step, backend=run.device.backend, before_each=before_each).to_event()
+    samples_ms, plan = measure(step, backend=run.device.backend, budget=run.budget, before_each=before_each)
     method = device_clock_name(run.device.backend)
     if run.flush is not None:
         method += ", L2 flushed (do_bench style)"
-    timing = summarize(samples_ms, method)
+    timing = summarize(samples_ms, method, plan.warmup, plan.capped)
     peak_memory = None
     if on_gpu:
         peak_memory = max(0, torch.cuda.max_memory_allocated(run.device.torch_device) - l2_flush_bytes(run.flush))
+    graph_timing, graph_note = None, "not measured for torch.compile cases; see the eager case"
+    if not case.compiled and spec["cudaGraph"]:
+        graph_timing, graph_note = graph_replay_timing(step, backend=run.device.backend, budget=run.budget,
+                                                       tensors=params + inputs, flush=run.flush)
+    elif not spec["cudaGraph"]:
+        graph_note = "CUDA-graph timing was turned off in the spec"
     param_bytes = tensor_bytes(params) + tensor_bytes(list(run.model.buffers()))
     moved = bytes_moved(param_bytes, tensor_bytes(inputs), output_bytes, case.mode)
+    metrics = derived_metrics(flops=flop_count.value, moved_bytes=moved, median_ms=timing.median_ms, peak=run.peak)
+    regime, regime_note = classify_regime(
+        eager_ms=timing.median_ms, graph_ms=graph_timing.median_ms if graph_timing else None,
+        intensity=metrics["arithmeticIntensity"], ridge=run.peak.ridge_flops_per_byte)
     return {
         "case": case.key(spec["dtype"]),
         "timing": timing.to_event(),
+        "graphTiming": graph_timing.to_event() if graph_timing else None,
+        **({} if graph_timing else {"graphNote": graph_note}),
+        "regime": regime,
+        "regimeNote": regime_note,
+        **compile_fields,
         "peakMemoryBytes": peak_memory,
         "peakMemoryNote": GPU_PEAK_MEMORY_NOTE if on_gpu else CPU_PEAK_MEMORY_NOTE,
         "flops": flop_count.to_event(),
         "bytesMoved": moved,
         "bytesMovedNote": BYTES_MOVED_NOTE,
-        **derived_metrics(flops=flop_count.value, moved_bytes=moved, median_ms=timing.median_ms, peak=run.peak),
+        **metrics,
         "params": sum(p.numel() for p in params),
     }
 

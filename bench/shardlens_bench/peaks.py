@@ -1,15 +1,17 @@
 """Peak compute and memory bandwidth per GPU model (dense, no 2:4 sparsity), matched by device name.
 
-Sources: vendor data sheets, as gathered in the steering FACTS.md "GPU presets" table:
-NVIDIA H100 Tensor Core GPU data sheet (SXM5 / PCIe), H200 data sheet, A100 data sheet (SXM4 / PCIe),
-L40S data sheet, A10 data sheet, GeForce RTX 4090 (Ada whitepaper, fp16/bf16 with fp32 accumulate),
-AMD Instinct MI300X and MI250X data sheets. fp16 and bf16 peaks are equal on every listed part.
+The figures come from presets.json beside this file: the one table of GPU and link presets that the
+extension's estimates and cluster picker read too. Each row there names its vendor data sheet.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+PRESETS_PATH = Path(__file__).with_name("presets.json")
 
 
 @dataclass(frozen=True)
@@ -18,27 +20,40 @@ class GpuPeak:
 
     label: str
     match: Tuple[str, ...]
-    half_tflops: float  # dense bf16/fp16 tensor-core (NVIDIA) or matrix-core (AMD) TFLOP/s
-    fp32_tflops: float  # fp32 without TF32 (NVIDIA CUDA cores; AMD matrix cores for fp32 GEMM)
+    half_tflops: float  # dense bf16 tensor-core (NVIDIA) or matrix-core (AMD) TFLOP/s
+    fp32_tflops: float  # fp32 matrix peak without TF32 (NVIDIA: the FP32 figure; AMD: FP32 matrix)
     bandwidth_gbps: float  # HBM/GDDR bandwidth, GB/s (1e9 bytes)
+    fp16_tflops: Optional[float] = None  # dense fp16 TFLOP/s when it differs from bf16's
+    id: str = ""
+    source: str = ""
 
 
-# First match wins, so more specific rows come first (H100 PCIe before H100, A100 80GB PCIe before A100 80GB).
-GPU_PEAKS = (
-    GpuPeak("H100 PCIe", ("h100", "pcie"), 756.0, 51.0, 2000.0),
-    GpuPeak("H100 NVL", ("h100", "nvl"), 835.0, 60.0, 3900.0),
-    GpuPeak("H100 SXM", ("h100",), 989.0, 67.0, 3350.0),
-    GpuPeak("H200", ("h200",), 989.0, 67.0, 4800.0),
-    GpuPeak("A100 80GB PCIe", ("a100", "80gb", "pcie"), 312.0, 19.5, 1935.0),
-    GpuPeak("A100 SXM 80GB", ("a100", "80gb"), 312.0, 19.5, 2039.0),
-    GpuPeak("A100 40GB", ("a100",), 312.0, 19.5, 1555.0),
-    GpuPeak("L40S", ("l40s",), 362.0, 91.6, 864.0),
-    # NOTE: A10G is AWS's variant of the A10; NVIDIA publishes no separate sheet, so these are the A10's figures.
-    GpuPeak("A10G", ("a10g",), 125.0, 31.2, 600.0),
-    GpuPeak("RTX 4090", ("4090",), 165.2, 82.6, 1008.0),
-    GpuPeak("MI300X", ("mi300x",), 1307.4, 163.4, 5300.0),
-    GpuPeak("MI250X", ("mi250x",), 383.0, 95.7, 3276.8),
-)
+def load_presets(path: Path = PRESETS_PATH) -> Dict[str, Any]:
+    """The parsed presets.json: {"gpus": [...], "links": [...]}."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _peaks_from(presets: Dict[str, Any]) -> Tuple[GpuPeak, ...]:
+    rows = [
+        GpuPeak(
+            label=row["name"],
+            match=tuple(part.lower() for part in row["deviceNameMatch"]),
+            half_tflops=float(row["tflops"]["bf16"]),
+            fp32_tflops=float(row["tflops"]["fp32"]),
+            bandwidth_gbps=float(row["memoryBandwidthGBps"]),
+            fp16_tflops=float(row["tflops"]["fp16"]),
+            id=row["id"],
+            source=row["source"],
+        )
+        for row in presets["gpus"]
+    ]
+    # First match wins, so rows naming more substrings (H100 PCIe, A100 80GB PCIe) come first;
+    # the sort is stable, so the file's order decides among equals.
+    return tuple(sorted(rows, key=lambda row: -len(row.match)))
+
+
+GPU_PEAKS = _peaks_from(load_presets())
 
 
 @dataclass(frozen=True)
@@ -60,14 +75,26 @@ class Peak:
         return self.tflops * 1e12 / (self.bandwidth_gbps * 1e9)
 
 
+def find_row(device_name: str) -> Optional[GpuPeak]:
+    """The first row whose substrings all appear in the device name, or None."""
+    name = device_name.lower()
+    for row in GPU_PEAKS:
+        if all(part in name for part in row.match):
+            return row
+    return None
+
+
 def find_peak(device_name: str, dtype: str, backend: str) -> Peak:
     """Look the device up by name; unknown devices (and CPUs) get null peaks with the reason as source."""
     if backend in ("cpu", "mps"):
         return Peak(None, None, f"no peak table for {backend} devices")
-    name = device_name.lower()
-    for row in GPU_PEAKS:
-        if all(part in name for part in row.match):
-            tflops = row.fp32_tflops if dtype == "fp32" else row.half_tflops
-            kind = "fp32 (no TF32)" if dtype == "fp32" else "dense bf16/fp16"
-            return Peak(tflops, row.bandwidth_gbps, f"{row.label} data sheet, {kind}")
-    return Peak(None, None, f"device {device_name!r} is not in the peak table")
+    row = find_row(device_name)
+    if row is None:
+        return Peak(None, None, f"device {device_name!r} is not in the peak table")
+    if dtype == "fp32":
+        tflops, kind = row.fp32_tflops, "fp32 (no TF32)"
+    elif dtype == "fp16" and row.fp16_tflops is not None:
+        tflops, kind = row.fp16_tflops, "dense fp16"
+    else:
+        tflops, kind = row.half_tflops, "dense bf16/fp16"
+    return Peak(tflops, row.bandwidth_gbps, f"{row.label}: {row.source}; {kind}")

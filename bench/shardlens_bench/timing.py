@@ -1,7 +1,9 @@
 """Timing: device events around each call on CUDA/ROCm, the host clock elsewhere; median, IQR and min.
 
 GPU method follows triton.testing.do_bench: warm-up calls, then per repetition zero a 256 MB buffer
-(flushing L2), record a start event, call, record an end event; synchronise once at the end.
+(flushing L2), record a start event, call, record an end event; synchronise once at the end. The counts
+come from a time budget as in do_bench (25 ms of warm-up, 100 ms of measurement, sized from a first
+estimate of one call), within minimum and maximum counts and a per-case cap (budget.py).
 """
 
 from __future__ import annotations
@@ -26,25 +28,32 @@ class TimingResult:
     iqr_ms: float
     min_ms: float
     repetitions: int
+    warmup: Optional[int] = None
+    capped: bool = False
 
     def to_event(self) -> dict:
-        return {
+        event = {
             "method": self.method,
             "medianMs": self.median_ms,
             "iqrMs": self.iqr_ms,
             "minMs": self.min_ms,
             "repetitions": self.repetitions,
         }
+        if self.warmup is not None:
+            event["warmup"] = self.warmup
+        if self.capped:
+            event["capped"] = True
+        return event
 
 
-def summarize(samples_ms: List[float], method: str) -> TimingResult:
+def summarize(samples_ms: List[float], method: str, warmup: Optional[int] = None, capped: bool = False) -> TimingResult:
     """Median, IQR (p75 - p25, linear interpolation as numpy's default) and min of the samples."""
     if len(samples_ms) >= 2:
         p25, _, p75 = statistics.quantiles(samples_ms, n=4, method="inclusive")
         iqr_ms = max(0.0, p75 - p25)
     else:
         iqr_ms = 0.0
-    return TimingResult(method, statistics.median(samples_ms), iqr_ms, min(samples_ms), len(samples_ms))
+    return TimingResult(method, statistics.median(samples_ms), iqr_ms, min(samples_ms), len(samples_ms), warmup, capped)
 
 
 def uses_device_events(backend: str) -> bool:
@@ -59,7 +68,8 @@ def device_clock_name(backend: str) -> str:
     return "host clock"
 
 
-def _synchronize(backend: str) -> None:
+def synchronize(backend: str) -> None:
+    """Wait for the device's queued work (CUDA/ROCm, MPS); a no-op on CPU."""
     if uses_device_events(backend):
         torch.cuda.synchronize()
     elif backend == "mps" and hasattr(torch, "mps") and hasattr(torch.mps, "synchronize"):
@@ -80,7 +90,7 @@ def sample_durations_ms(
         if before_each is not None:
             before_each()
         fn()
-    _synchronize(backend)
+    synchronize(backend)
     if uses_device_events(backend):
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(repetitions)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(repetitions)]
@@ -96,10 +106,10 @@ def sample_durations_ms(
     for _ in range(repetitions):
         if before_each is not None:
             before_each()
-        _synchronize(backend)
+        synchronize(backend)
         began = time.perf_counter()
         fn()
-        _synchronize(backend)
+        synchronize(backend)
         samples_ms.append((time.perf_counter() - began) * 1e3)
     return samples_ms
 

@@ -64,6 +64,10 @@ export class ChartSlot {
     this.chart?.destroy();
     this.chart = config ? new Chart(this.canvas, config) : undefined;
     this.element.classList.toggle('empty', !config);
+    // The x-axis tick labels Chart.js drew, for tests and accessibility tools.
+    const ticks = this.chart?.scales.x?.ticks.map((t) => String(t.label)) ?? [];
+    this.canvas.setAttribute('aria-label', `x axis: ${ticks.join(', ')}`);
+    this.canvas.dataset.xTicks = JSON.stringify(ticks);
   }
 
   /** Number of data points drawn (for tests and empty states). */
@@ -80,6 +84,24 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
   for (const it of items) m.set(key(it), [...(m.get(key(it)) ?? []), it]);
   return m;
+}
+
+/**
+ * A logarithmic batch-size axis with ticks at the measured batch sizes only (Chart.js would
+ * otherwise place ticks such as 1.00, 1.10, 1.20 between batch 1 and 2).
+ */
+export function batchSizeAxis(batchSizes: number[]): Record<string, unknown> {
+  const measured = [...new Set(batchSizes)].sort((a, b) => a - b);
+  return {
+    type: 'logarithmic',
+    title: { display: true, text: 'batch size' },
+    // A single batch size still needs a range around it for the log scale.
+    ...(measured.length === 1 ? { min: measured[0] / 2, max: measured[0] * 2 } : {}),
+    afterBuildTicks: (axis: { ticks: { value: number }[] }) => {
+      axis.ticks = measured.map((value) => ({ value }));
+    },
+    ticks: { autoSkip: false, callback: (value: number | string) => String(value) },
+  };
 }
 
 /** Median latency with a band of median ± IQR/2, per mode, against batch size. */
@@ -118,7 +140,7 @@ export function latencyConfig(cases: CaseEvent[]): ChartConfiguration | undefine
   const method = [...new Set(cases.map((c) => c.timing.method))].join(', ');
   const options = baseOptions(
     `Latency (median, IQR band; ${method})`,
-    { type: 'logarithmic', title: { display: true, text: 'batch size' } },
+    batchSizeAxis(cases.map((c) => c.case.batchSize)),
     { type: 'logarithmic', title: { display: true, text: 'ms' } },
   );
   options!.plugins!.legend = {

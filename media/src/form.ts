@@ -138,10 +138,24 @@ export function renderLayerForm(form: LayerForm): HTMLFormElement {
       { class: 'row' },
       field('dtype', select('dtype', DTYPES, form.dtype)),
       field('Device', select('device', DEVICES, form.device)),
-      field('Warmup', h('input', { type: 'number', name: 'warmup', min: 0, value: form.warmup })),
       field(
-        'Repetitions',
-        h('input', { type: 'number', name: 'repetitions', min: 1, value: form.repetitions }),
+        'Warm-up ms',
+        h('input', { type: 'number', name: 'warmupMs', min: 0, step: 'any', value: form.warmupMs }),
+      ),
+      field(
+        'Measure ms',
+        h('input', { type: 'number', name: 'measureMs', min: 1, step: 'any', value: form.measureMs }),
+        'per case, as do_bench',
+      ),
+      field(
+        'Cap per case s',
+        h('input', {
+          type: 'number',
+          name: 'maxCaseSeconds',
+          min: 1,
+          step: 'any',
+          value: form.maxCaseSeconds,
+        }),
       ),
     ),
     h(
@@ -216,11 +230,13 @@ export function readLayerForm(el: HTMLFormElement): { form?: LayerForm; errors: 
     else errors.push(`Dims: "${part}" is not NAME=NUMBER.`);
   }
   const batchDim = valueOf(el, 'batchDim').trim();
-  const warmup = numberOf(el, 'warmup');
-  const repetitions = numberOf(el, 'repetitions');
-  if (!Number.isInteger(warmup) || warmup < 0) errors.push('Warmup: a whole number, 0 or more.');
-  if (!Number.isInteger(repetitions) || repetitions < 1)
-    errors.push('Repetitions: a whole number, 1 or more.');
+  const warmupMs = numberOf(el, 'warmupMs');
+  const measureMs = numberOf(el, 'measureMs');
+  const maxCaseSeconds = numberOf(el, 'maxCaseSeconds');
+  if (!Number.isFinite(warmupMs) || warmupMs < 0) errors.push('Warm-up: milliseconds, 0 or more.');
+  if (!Number.isFinite(measureMs) || measureMs <= 0) errors.push('Measure: milliseconds above zero.');
+  if (!Number.isFinite(maxCaseSeconds) || maxCaseSeconds <= 0)
+    errors.push('Cap per case: seconds above zero.');
   const form: LayerForm = {
     constructorExpression: valueOf(el, 'constructor'),
     inputs,
@@ -231,8 +247,9 @@ export function readLayerForm(el: HTMLFormElement): { form?: LayerForm; errors: 
     modes: checkedValues(el, 'modes') as LayerForm['modes'],
     compile: checkedValues(el, 'compile').length > 0,
     device: valueOf(el, 'device'),
-    warmup,
-    repetitions,
+    warmupMs,
+    measureMs,
+    maxCaseSeconds,
   };
   return errors.length > 0 ? { errors } : { form, errors };
 }
@@ -247,7 +264,8 @@ export function renderCollectivesForm(form: CollectivesForm): HTMLFormElement {
       { class: 'row' },
       field(
         'Processes',
-        h('input', { type: 'number', name: 'worldSize', min: 2, max: 64, value: form.worldSize }),
+        h('input', { type: 'number', name: 'worldSize', min: 1, max: 64, value: form.worldSize }),
+        'one per GPU; 1 checks the NCCL path (busbw is 0 by definition)',
       ),
       field('Backend', select('backend', ['auto', 'gloo', 'nccl'], form.backend)),
       field('Device', select('collDevice', ['auto', 'cpu'], form.device)),
@@ -273,7 +291,7 @@ export function renderCollectivesForm(form: CollectivesForm): HTMLFormElement {
 export function readCollectivesForm(el: HTMLFormElement): { form?: CollectivesForm; errors: string[] } {
   const errors: string[] = [];
   const worldSize = numberOf(el, 'worldSize');
-  if (!Number.isInteger(worldSize) || worldSize < 2) errors.push('Processes: a whole number, 2 or more.');
+  if (!Number.isInteger(worldSize) || worldSize < 1) errors.push('Processes: a whole number, 1 or more.');
   const form: CollectivesForm = {
     worldSize,
     ops: checkedValues(el, 'ops') as CollectivesForm['ops'],

@@ -7,6 +7,7 @@ import { ChartSlot, collectivesConfig, latencyConfig, memoryConfig, rooflineConf
 import {
   casesTable,
   collectivesTable,
+  regimeList,
   comparisonTable,
   deviceLine,
   errorsList,
@@ -18,9 +19,11 @@ import {
   isToWebview,
   type FromWebview,
   type LayerInfo,
+  type NoticeAction,
   type RunRecord,
   type ToWebview,
 } from '../../client/src/benchmark/messages';
+import { describeEstimate, estimateRun } from '../../client/src/benchmark/spec';
 import type { ProgressEvent } from '../../client/src/benchmark/events';
 
 interface VsCodeApi {
@@ -37,6 +40,10 @@ const state = {
   shown: { layer: undefined as string | undefined, collectives: undefined as string | undefined },
   compare: [] as string[],
   tab: 'layer' as Tab,
+  /** Whether the interpreter sees a GPU; null until the probe answers. */
+  gpu: null as boolean | null,
+  /** True once the user edits the layer form: a CPU-sized form no longer replaces it. */
+  formTouched: false,
 };
 
 function send(message: FromWebview): void {
@@ -51,6 +58,12 @@ function button(label: string, onClick: () => void, attrs: Record<string, string
 
 // ---- static layout -------------------------------------------------------------------
 const notices = h('div', { class: 'notices', role: 'status' });
+const interpreterLine = h(
+  'p',
+  { class: 'interpreter muted', id: 'interpreter' },
+  'Checking the interpreter…',
+);
+const estimateLine = h('p', { class: 'hint', id: 'run-estimate' });
 const title = h('div', { class: 'title' });
 const tabs = h('nav', { class: 'tabs', role: 'tablist' });
 const sections: Record<Tab, HTMLElement> = {
@@ -94,6 +107,7 @@ for (const tab of ['layer', 'collectives', 'history'] as Tab[]) {
 sections.layer.append(
   layerFormSlot,
   h('div', { class: 'actions' }, runLayer, cancelLayer),
+  estimateLine,
   layerStatus,
   layerResults,
   h('div', { class: 'charts' }, charts.latency.element, charts.roofline.element, charts.memory.element),
@@ -109,6 +123,7 @@ sections.history.append(historySlot);
 replace(
   document.getElementById('app')!,
   h('header', {}, title, tabs),
+  interpreterLine,
   notices,
   sections.layer,
   sections.collectives,
@@ -124,15 +139,30 @@ function showTab(tab: Tab): void {
     .forEach((b) => b.setAttribute('aria-selected', String(b.getAttribute('data-tab') === tab)));
 }
 
-function notice(level: 'info' | 'warning' | 'error', text: string): void {
+/** Shows one banner: a new notice replaces the previous one, so banners never pile up. */
+function notice(level: 'info' | 'warning' | 'error', text: string, action?: NoticeAction): void {
   const item = h(
     'div',
     { class: `notice ${level}` },
     h('span', {}, text),
+    action === 'chooseInterpreter'
+      ? button('Choose interpreter…', () => send({ type: 'chooseInterpreter' }), {
+          class: 'primary small',
+          id: 'choose-interpreter',
+        })
+      : null,
     button('×', () => item.remove(), { class: 'icon', title: 'Dismiss' }),
   );
-  notices.prepend(item);
-  while (notices.children.length > 4) notices.lastElementChild?.remove();
+  replace(notices, item);
+}
+
+/** The estimated total of the layer form as it stands, shown under Run before the run. */
+function renderEstimate(): void {
+  const form = layerFormSlot.querySelector('form');
+  const value = form ? readLayerForm(form).form : undefined;
+  estimateLine.textContent = value
+    ? `Estimated: ${describeEstimate(estimateRun(value, state.gpu), value)}`
+    : 'Estimated: fix the form to see how long the run takes.';
 }
 
 function running(): RunRecord | undefined {
@@ -147,7 +177,8 @@ function statusBlock(run: RunRecord | undefined): HTMLElement[] {
   const total = progress?.total ?? started?.totalCases ?? 1;
   const text =
     run.status === 'running'
-      ? (progress?.message ?? (started ? 'Started' : 'Waiting for the harness…'))
+      ? (progress?.message ?? (started ? 'Started' : 'Waiting for the harness…')) +
+        (progress?.secondsLeft !== undefined ? `, about ${Math.ceil(progress.secondsLeft)} s left` : '')
       : `${run.status}${run.message ? `: ${run.message}` : ''}`;
   return [
     h(
@@ -182,6 +213,7 @@ function renderLayerRun(): void {
     estimateTable(state.layer, ev.cases),
     errorsList(ev.errors),
     casesTable(ev.cases),
+    regimeList(ev.cases),
     run && run.status !== 'running' ? exportButtons(run) : null,
   );
   charts.latency.draw(latencyConfig(ev.cases));
@@ -307,6 +339,8 @@ function handle(message: ToWebview): void {
         ...(l?.notes ?? []).map((n) => h('p', { class: 'hint' }, n)),
       );
       replace(layerFormSlot, renderLayerForm(message.form));
+      state.formTouched = false;
+      renderEstimate();
       replace(collFormSlot, renderCollectivesForm(message.collectivesForm));
       if (message.notice) notice('warning', message.notice);
       return renderAll();
@@ -343,11 +377,26 @@ function handle(message: ToWebview): void {
       return renderAll();
     }
     case 'notice':
-      return notice(message.level, message.text);
+      return notice(message.level, message.text, message.action);
+    case 'interpreter': {
+      state.gpu = message.status === 'ok' ? message.backend !== 'cpu' : null;
+      replace(interpreterLine, message.text);
+      interpreterLine.className = `interpreter ${message.status === 'ok' ? 'muted' : 'error'}`;
+      if (message.status !== 'ok') notice('error', message.text, 'chooseInterpreter');
+      else notices.querySelector('#choose-interpreter')?.closest('.notice')?.remove();
+      if (message.cpuForm && !state.formTouched) replace(layerFormSlot, renderLayerForm(message.cpuForm));
+      return renderEstimate();
+    }
     case 'showTab':
       return showTab(message.tab);
   }
 }
+
+layerFormSlot.addEventListener('input', () => {
+  state.formTouched = true;
+  renderEstimate();
+});
+layerFormSlot.addEventListener('change', () => renderEstimate());
 
 window.addEventListener('message', (e: MessageEvent<unknown>) => {
   if (!isToWebview(e.data)) {

@@ -59,6 +59,45 @@ export function deviceLine(started: StartedEvent | undefined): HTMLElement {
   );
 }
 
+function caseLabel(c: CaseEvent): string {
+  const mode = c.case.mode === 'forward_backward' ? 'fwd+bwd' : 'fwd';
+  return `batch ${c.case.batchSize} ${mode} ${c.case.dtype}${c.case.compiled ? ' compiled' : ''}`;
+}
+
+/** Eager beside CUDA-graph replay: "0.16 ms (3.2× faster)", or why there is none. */
+function graphCell(c: CaseEvent): string {
+  if (!c.graphTiming) return '—';
+  const ratio = c.timing.medianMs / c.graphTiming.medianMs;
+  return `${fmtMs(c.graphTiming.medianMs)} (eager ${fmtNum(ratio, 2)}×)`;
+}
+
+function compileCell(c: CaseEvent): string {
+  if (!c.compile) return c.case.compiled ? '?' : '—';
+  const again = c.compile.recompiles ? `, ${c.compile.recompiles} recompiles` : '';
+  return `first call ${fmtMs(c.compile.firstCallMs)}${again}`;
+}
+
+/** The regime of each case in one sentence (or why there is none), under the table; cases with the same sentence share a line. */
+export function regimeList(cases: CaseEvent[]): HTMLElement | null {
+  const byText = new Map<string, { regime: string; labels: string[] }>();
+  for (const c of cases) {
+    const graph = c.graphTiming || !c.graphNote ? '' : ` Graph replay: ${c.graphNote}.`;
+    const text = `${c.regimeNote ?? ''}${graph}`.trim();
+    if (!text) continue;
+    const entry = byText.get(text) ?? { regime: c.regime ?? 'none', labels: [] };
+    entry.labels.push(caseLabel(c));
+    byText.set(text, entry);
+  }
+  if (byText.size === 0) return null;
+  return h(
+    'ul',
+    { class: 'regimes' },
+    ...[...byText].map(([text, { regime, labels }]) =>
+      h('li', { 'data-regime': regime }, h('strong', {}, `${labels.join('; ')}: `), text),
+    ),
+  );
+}
+
 /** The results table, one row per case. */
 export function casesTable(cases: CaseEvent[]): HTMLElement {
   if (cases.length === 0) return h('p', { class: 'muted' }, 'No results yet.');
@@ -67,9 +106,11 @@ export function casesTable(cases: CaseEvent[]): HTMLElement {
     c.case.mode === 'forward_backward' ? 'fwd+bwd' : 'fwd',
     `${c.case.dtype}${c.case.compiled ? ' · compiled' : ''}`,
     fmtMs(c.timing.medianMs),
+    graphCell(c),
     `± ${fmtMs(c.timing.iqrMs)}`,
     fmtMs(c.timing.minMs),
-    `${c.timing.method} ×${c.timing.repetitions}`,
+    `${c.timing.method} ×${c.timing.repetitions}${c.timing.capped ? ' (capped)' : ''}`,
+    compileCell(c),
     fmtBytes(c.peakMemoryBytes),
     c.flops.value === null ? '—' : `${fmtSi(c.flops.value)} (${c.flops.source})`,
     c.achievedTflops === null
@@ -77,7 +118,7 @@ export function casesTable(cases: CaseEvent[]): HTMLElement {
       : `${fmtNum(c.achievedTflops)}${c.percentOfPeak === null ? '' : ` (${fmtNum(c.percentOfPeak, 2)}%)`}`,
     fmtNum(c.achievedGBps),
     fmtNum(c.arithmeticIntensity),
-    c.roofline ?? '—',
+    c.regime ?? c.roofline ?? '—',
   ]);
   return table(
     [
@@ -85,15 +126,17 @@ export function casesTable(cases: CaseEvent[]): HTMLElement {
       'mode',
       'dtype',
       'median',
+      'graph replay',
       'IQR',
       'min',
       'method',
+      'compile',
       'peak mem',
       'FLOPs',
       'TFLOP/s',
       'GB/s',
       'FLOP/B',
-      'bound',
+      'regime',
     ],
     rows,
     'cases',
@@ -114,6 +157,7 @@ export function estimateTable(layer: LayerInfo | null, cases: CaseEvent[]): HTML
       fmtSi(est?.forwardFlopsPerSample),
       measuredPerSample === null ? '—' : `${fmtSi(measuredPerSample)} (${fwd!.flops.source})`,
     ],
+    ...memoryRows(est?.params ?? null, cases),
   ];
   return h(
     'div',
@@ -121,6 +165,28 @@ export function estimateTable(layer: LayerInfo | null, cases: CaseEvent[]): HTML
     table(['', 'analyzer estimate', 'measured'], rows, 'compact'),
     ...(est?.notes ?? []).map((n) => h('p', { class: 'hint' }, n)),
   );
+}
+
+/** Bytes per element of the run dtypes (torch.finfo(dtype).bits / 8). */
+const DTYPE_BYTES: Record<string, number> = { fp32: 4, bf16: 2, fp16: 2 };
+
+/**
+ * GPU peak memory per case beside the analyzer's floor for it: the weights in the run dtype,
+ * plus as much again for their gradients in forward + backward. Activations are not in the
+ * floor, so the measured peak is above it by the activations and the workspace.
+ */
+function memoryRows(params: number | null, cases: CaseEvent[]): string[][] {
+  return cases
+    .filter((c) => c.peakMemoryBytes !== null && !c.case.compiled)
+    .map((c) => {
+      const bytes = DTYPE_BYTES[c.case.dtype];
+      const copies = c.case.mode === 'forward_backward' ? 2 : 1;
+      const floor =
+        params === null || bytes === undefined
+          ? '—'
+          : `≥ ${fmtBytes(params * bytes * copies)} (${copies === 2 ? 'weights + grads' : 'weights'}, no activations)`;
+      return [`peak memory, ${caseLabel(c)}`, floor, fmtBytes(c.peakMemoryBytes)];
+    });
 }
 
 /** Errors reported by the harness. */

@@ -76,7 +76,10 @@ class SpecTest(unittest.TestCase):
         spec = check_spec({"version": 1, "kind": "layer", "runId": "r", "constructor": "nn.Linear(2, 2)",
                            "inputs": [{"shape": [1, 2], "dtype": "long"}]})
         self.assertEqual((spec["dtype"], spec["device"], spec["modes"], spec["warmup"], spec["repetitions"]),
-                         ("fp32", "auto", ["forward"], 5, 20))
+                         ("fp32", "auto", ["forward"], None, None))
+        # Repetitions by time budget, as triton.testing.do_bench(warmup=25, rep=100).
+        self.assertEqual((spec["warmupMs"], spec["measureMs"], spec["maxCaseSeconds"], spec["cudaGraph"]),
+                         (25, 100, 10, True))
         self.assertEqual((spec["file"], spec["batchSizes"], spec["inputs"][0]["high"]), (None, None, 2))
         collectives = check_spec({"version": 1, "kind": "collectives", "runId": "c"})
         self.assertEqual(collectives["ops"], ["all_reduce", "all_gather", "reduce_scatter"])

@@ -9,11 +9,12 @@ import * as path from 'node:path';
 import * as crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { findChromium } from '../helpers/find-chromium.mjs';
 import { repoRoot } from '../helpers/paths';
 import { buildPanelHtml } from '../../client/src/benchmark/html';
 import { isFromWebview, type RunRecord, type ToWebview } from '../../client/src/benchmark/messages';
-import { parseEventLine, type HarnessEvent } from '../../client/src/benchmark/events';
-import { defaultCollectivesForm, defaultLayerForm } from '../../client/src/benchmark/spec';
+import { parseEventLine, type CaseEvent, type HarnessEvent } from '../../client/src/benchmark/events';
+import { cpuSizedForm, defaultCollectivesForm, defaultLayerForm } from '../../client/src/benchmark/spec';
 
 const fixture = path.join(repoRoot, 'test', 'panel', 'fixtures', 'events.jsonl');
 const events: HarnessEvent[] = fs
@@ -65,8 +66,10 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const executablePath = findChromium();
+  assert.ok(executablePath, 'no Chromium found: run `node scripts/test-setup.mjs` or set SHARDLENS_CHROMIUM');
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath,
     args: ['--no-sandbox', '--disable-gpu'],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -161,6 +164,10 @@ test('a recorded run streams into the results table and the charts', async () =>
   assert.match((await page.textContent('.device'))!, /CUDA.*NVIDIA H100/);
   assert.match((await page.textContent('table.cases'))!, /cuda_event/);
   assert.match((await page.textContent('.estimate'))!, /7\.09M/);
+  // GPU peak memory beside the analyzer's floor: 7,087,872 bf16 weights = 13.5 MiB (+ grads for fwd+bwd).
+  const estimate = (await page.textContent('.estimate'))!;
+  assert.match(estimate, /peak memory, batch 1 fwd bf16≥ 13\.5 MiB \(weights, no activations\)15\.8 MiB/);
+  assert.match(estimate, /fwd\+bwd bf16≥ 27\.0 MiB \(weights \+ grads, no activations\)/);
   assert.match((await page.textContent('.errors'))!, /oom/);
   for (const id of ['chart-latency', 'chart-roofline', 'chart-memory']) {
     assert.ok((await inkedPixels(id)) > 500, `${id} looks blank`);
@@ -192,6 +199,102 @@ test('Run posts a valid run message built from the form', async () => {
     (run as { form: { constructorExpression: string } }).form.constructorExpression,
     'Block(GPTConfig())',
   );
+});
+
+test('the latency axis has ticks at the measured batch sizes only', async () => {
+  const base = events.find((e): e is CaseEvent => e.type === 'case')!;
+  const run: RunRecord = { ...layerRun, runId: 'r-ticks', events: [] };
+  const at = (batchSize: number, medianMs: number): CaseEvent => ({
+    ...base,
+    runId: 'r-ticks',
+    case: { ...base.case, batchSize },
+    timing: { ...base.timing, medianMs },
+  });
+  await post([{ type: 'runStarted', run }]);
+  await post([at(1, 0.5), at(2, 0.9)].map((event) => ({ type: 'event', runId: 'r-ticks', event })));
+  const ticks = JSON.parse((await page.getAttribute('#chart-latency', 'data-x-ticks'))!);
+  assert.deepEqual(ticks, ['1', '2']);
+  await post([{ type: 'event', runId: 'r-ticks', event: at(8, 3.1) }]);
+  assert.deepEqual(JSON.parse((await page.getAttribute('#chart-latency', 'data-x-ticks'))!), ['1', '2', '8']);
+  await post([{ type: 'runEnded', runId: 'r-ticks', status: 'done' }]);
+});
+
+test('graph replay sits beside eager, with the regime in one sentence', async () => {
+  const base = events.find((e): e is CaseEvent => e.type === 'case')!;
+  const run: RunRecord = { ...layerRun, runId: 'r-graph', events: [] };
+  const event: CaseEvent = {
+    ...base,
+    runId: 'r-graph',
+    timing: { ...base.timing, medianMs: 0.52 },
+    graphTiming: {
+      method: 'cuda-events, CUDA-graph replay',
+      medianMs: 0.16,
+      iqrMs: 0.01,
+      minMs: 0.15,
+      repetitions: 600,
+    },
+    regime: 'launch-bound',
+    regimeNote: 'Launch-bound: eager takes 3.2x the CUDA-graph replay of the same work.',
+  };
+  await post([
+    { type: 'runStarted', run },
+    { type: 'event', runId: 'r-graph', event },
+  ]);
+  const row = (await page.textContent('table.cases tbody tr'))!;
+  assert.match(row, /160 µs \(eager 3\.3×\)/);
+  assert.match(row, /launch-bound/);
+  assert.match((await page.textContent('ul.regimes'))!, /batch 1 fwd bf16: Launch-bound: eager takes 3\.2x/);
+  await post([{ type: 'runEnded', runId: 'r-graph', status: 'done' }]);
+});
+
+test('one banner at a time; a missing torch offers the interpreter choice', async () => {
+  await post([
+    { type: 'notice', level: 'info', text: 'first' },
+    { type: 'notice', level: 'warning', text: 'second' },
+    {
+      type: 'interpreter',
+      status: 'no-torch',
+      backend: null,
+      text: 'PyTorch is not installed for python3. Choose an interpreter that has torch 1.13 or newer.',
+    },
+  ]);
+  assert.equal(await page.locator('.notices .notice').count(), 1);
+  assert.match((await page.textContent('.notices'))!, /PyTorch is not installed for python3/);
+  await page.click('#choose-interpreter');
+  const posted = await page.evaluate(() => (window as unknown as { __posted: { type: string }[] }).__posted);
+  assert.ok(posted.some((m) => m.type === 'chooseInterpreter'));
+  // A working interpreter clears the banner and says where the run will go.
+  await post([
+    { type: 'interpreter', status: 'ok', backend: 'cuda', text: 'python3: torch 2.4.0; CUDA H100.' },
+  ]);
+  assert.equal(await page.locator('#choose-interpreter').count(), 0);
+  assert.match((await page.textContent('#interpreter'))!, /torch 2\.4\.0; CUDA/);
+});
+
+test('without a GPU an untouched form is sized for the CPU and the estimate follows it', async () => {
+  const form = {
+    ...defaultLayerForm(null),
+    constructorExpression: 'Block(GPTConfig())',
+    batchSizes: [1, 2, 4, 8],
+  };
+  await post([{ type: 'init', layer: null, form, collectivesForm: defaultCollectivesForm(2) }]);
+  assert.match((await page.textContent('#run-estimate'))!, /8 cases: .* at most 160 s/);
+  await post([
+    {
+      type: 'interpreter',
+      status: 'ok',
+      backend: 'cpu',
+      text: 'python3: torch 1.13.1; no GPU visible, so benchmarks run on the CPU (a small sweep).',
+      cpuForm: cpuSizedForm(form),
+    },
+  ]);
+  assert.equal(await page.inputValue('#layer-form input[name="batchSizes"]'), '1, 2');
+  assert.match(
+    (await page.textContent('#run-estimate'))!,
+    /4 cases: about 0\.5 s .* at most 40 s \(10 s cap per case\)/,
+  );
+  await page.fill('#layer-form input[name="maxCaseSeconds"]', '5');
+  assert.match((await page.textContent('#run-estimate'))!, /at most 20 s \(5 s cap per case\)/);
 });
 
 test('no console errors or CSP violations; screenshot saved', async () => {

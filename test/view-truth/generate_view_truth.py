@@ -1,13 +1,11 @@
 #!/usr/bin/env python3
 """Regenerates view-cases.json: runs each `.view()` case with real PyTorch and records
 whether it succeeds or raises. The SL201 rule is checked against this table by
-test/unit/rules/layout-view-truth.test.ts. Usage: /usr/bin/python3 generate_view_truth.py [--check]
+test/unit/rules/layout-view-truth.test.ts. Usage: /usr/bin/python3 generate_view_truth.py [--stdout]
 """
-import json
 import os
-import sys
 
-import torch
+from truth_runner import emit, run_case, torch_version
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TABLE = os.path.join(HERE, "view-cases.json")
@@ -75,16 +73,6 @@ CASES = [
 ]
 
 
-def run_case(code, params):
-    env = {"torch": torch}
-    env.update(params or {})
-    try:
-        exec(compile(code, "<case>", "exec"), env)
-        return True, None
-    except RuntimeError as error:
-        return False, str(error).splitlines()[0]
-
-
 def build():
     table = []
     for name, code, params, symbolic in CASES:
@@ -94,18 +82,11 @@ def build():
             entry["params"] = params
             entry["symbolic"] = symbolic
         table.append(entry)
-    return {"torch": torch.__version__.split("+")[0], "cases": table}
+    return {"torch": torch_version(), "cases": table}
 
 
 def main():
-    table = build()
-    text = json.dumps(table, indent=2) + "\n"
-    if "--stdout" in sys.argv:
-        sys.stdout.write(text)
-        return
-    with open(TABLE, "w") as handle:
-        handle.write(text)
-    print(f"wrote {len(table['cases'])} cases to {TABLE}")
+    emit(build(), TABLE)
 
 
 if __name__ == "__main__":

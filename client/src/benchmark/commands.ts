@@ -139,15 +139,15 @@ export function registerBenchmarkCommands(
       }
       const answer = await vscode.window.showInputBox({
         title: 'Shardlens: Benchmark Collectives',
-        prompt: 'Number of processes (one per GPU, or CPU processes with gloo)',
+        prompt: 'Number of processes (one per GPU, or CPU processes with gloo; 1 checks NCCL on one GPU)',
         value: '2',
         validateInput: (v) =>
-          /^\d+$/.test(v.trim()) && +v >= 2 && +v <= 64 ? undefined : 'A whole number from 2 to 64',
+          /^\d+$/.test(v.trim()) && +v >= 1 && +v <= 64 ? undefined : 'A whole number from 1 to 64',
       });
       if (answer === undefined) return;
       const form = defaultCollectivesForm(Number(answer.trim()));
       const resource = vscode.window.activeTextEditor?.document.uri;
-      const panel = BenchmarkPanel.show({
+      const panel = BenchmarkPanel.showForCollectives({
         context,
         runner,
         log,

@@ -38,12 +38,36 @@ export interface ProgressEvent extends Base {
   done: number;
   total: number;
   message: string;
+  /** The harness's estimate of the time left, from the cases measured so far. */
+  secondsLeft?: number;
 }
+
+/** A timing summary: median, IQR, minimum, and the counts used. */
+export interface TimingSummary {
+  method: string;
+  medianMs: number;
+  iqrMs: number;
+  minMs: number;
+  repetitions: number;
+  warmup?: number;
+  capped?: boolean;
+}
+
+export const REGIMES = ['compute-bound', 'memory-bound', 'launch-bound'] as const;
+export type Regime = (typeof REGIMES)[number];
 
 export interface CaseEvent extends Base {
   type: 'case';
   case: CaseKey;
-  timing: { method: string; medianMs: number; iqrMs: number; minMs: number; repetitions: number };
+  timing: TimingSummary;
+  /** CUDA-graph replay of the same step; null when not measured (graphNote says why). */
+  graphTiming?: TimingSummary | null;
+  graphNote?: string;
+  regime?: Regime | null;
+  /** The regime in one sentence. */
+  regimeNote?: string;
+  /** torch.compile cases: the first call (compilation included) and recompiles before timing. */
+  compile?: { firstCallMs: number; recompiles: number; steadyAfterCalls: number };
   peakMemoryBytes: number | null;
   flops: { value: number | null; source: 'flop_counter' | 'analytic' | null; note?: string };
   achievedTflops: number | null;
@@ -121,17 +145,33 @@ function isStarted(v: Record<string, unknown>): boolean {
   );
 }
 
-function isCase(v: Record<string, unknown>): boolean {
-  const t = v.timing;
-  const f = v.flops;
+function isTiming(t: unknown): t is TimingSummary {
   return (
-    isCaseKey(v.case) &&
     isObject(t) &&
     isStr(t.method) &&
     isNum(t.medianMs) &&
     isNum(t.iqrMs) &&
     isNum(t.minMs) &&
     isCount(t.repetitions) &&
+    isOptional(t.warmup, isCount) &&
+    (t.capped === undefined || typeof t.capped === 'boolean')
+  );
+}
+
+function isCompile(c: unknown): boolean {
+  return isObject(c) && isNum(c.firstCallMs) && isCount(c.recompiles) && isCount(c.steadyAfterCalls);
+}
+
+function isCase(v: Record<string, unknown>): boolean {
+  const f = v.flops;
+  return (
+    isCaseKey(v.case) &&
+    isTiming(v.timing) &&
+    (v.graphTiming === undefined || v.graphTiming === null || isTiming(v.graphTiming)) &&
+    isOptional(v.graphNote, isStr) &&
+    (v.regime === undefined || v.regime === null || isOneOf(v.regime, REGIMES)) &&
+    isOptional(v.regimeNote, isStr) &&
+    (v.compile === undefined || isCompile(v.compile)) &&
     isNumOrNull(v.peakMemoryBytes ?? null) &&
     isObject(f) &&
     isNumOrNull(f.value ?? null) &&

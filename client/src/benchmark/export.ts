@@ -63,6 +63,9 @@ export function runToCsv(run: RunRecord): string {
       'arithmeticIntensity',
       'roofline',
       'params',
+      'graphMedianMs',
+      'regime',
+      'compileFirstCallMs',
     ],
   ];
   for (const e of run.events.filter((x): x is CaseEvent => x.type === 'case')) {
@@ -89,6 +92,9 @@ export function runToCsv(run: RunRecord): string {
       e.arithmeticIntensity,
       e.roofline,
       e.params,
+      e.graphTiming?.medianMs ?? null,
+      e.regime ?? null,
+      e.compile?.firstCallMs ?? null,
     ]);
   }
   return csv(rows);

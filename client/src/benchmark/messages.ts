@@ -31,8 +31,11 @@ export interface LayerForm {
   modes: BenchMode[];
   compile: boolean;
   device: string;
-  warmup: number;
-  repetitions: number;
+  /** Time budget per case, as triton.testing.do_bench (25 ms warm-up, 100 ms measurement). */
+  warmupMs: number;
+  measureMs: number;
+  /** Cap on one case's calls, in seconds. */
+  maxCaseSeconds: number;
 }
 
 /** What the user can edit for a collectives benchmark. */
@@ -84,8 +87,20 @@ export type ToWebview =
   | { type: 'runStarted'; run: RunRecord }
   | { type: 'event'; runId: string; event: HarnessEvent }
   | { type: 'runEnded'; runId: string; status: RunStatus; message?: string }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; text: string; action?: NoticeAction }
+  | {
+      type: 'interpreter';
+      status: InterpreterStatus;
+      backend: string | null;
+      text: string;
+      cpuForm?: LayerForm;
+    }
   | { type: 'showTab'; tab: 'layer' | 'collectives' | 'history' };
+
+/** A button a notice can carry. */
+export type NoticeAction = 'chooseInterpreter';
+/** What the interpreter probe found (probe.ts). */
+export type InterpreterStatus = 'ok' | 'no-torch' | 'no-python' | 'error';
 
 /** Webview → extension. */
 export type FromWebview =
@@ -95,7 +110,8 @@ export type FromWebview =
   | { type: 'cancel' }
   | { type: 'export'; runId: string; format: 'csv' | 'json' }
   | { type: 'storeBusBandwidth'; runId: string }
-  | { type: 'deleteRun'; runId: string };
+  | { type: 'deleteRun'; runId: string }
+  | { type: 'chooseInterpreter' };
 
 const MAX_TEXT = 10_000;
 
@@ -138,8 +154,12 @@ export function isLayerForm(v: unknown): v is LayerForm {
     typeof v.compile === 'boolean' &&
     isStr(v.device) &&
     /^(auto|cpu|cuda:\d+)$/.test(v.device) &&
-    isCount(v.warmup) &&
-    isPositiveInt(v.repetitions)
+    isNum(v.warmupMs) &&
+    v.warmupMs >= 0 &&
+    isNum(v.measureMs) &&
+    v.measureMs > 0 &&
+    isNum(v.maxCaseSeconds) &&
+    v.maxCaseSeconds > 0
   );
 }
 
@@ -209,7 +229,18 @@ export function isToWebview(v: unknown): v is ToWebview {
     case 'runEnded':
       return isStr(v.runId) && isOneOf(v.status, RUN_STATUSES) && isOptional(v.message, isStr);
     case 'notice':
-      return isOneOf(v.level, ['info', 'warning', 'error'] as const) && isStr(v.text);
+      return (
+        isOneOf(v.level, ['info', 'warning', 'error'] as const) &&
+        isStr(v.text) &&
+        isOptional(v.action, (a): a is NoticeAction => a === 'chooseInterpreter')
+      );
+    case 'interpreter':
+      return (
+        isOneOf(v.status, ['ok', 'no-torch', 'no-python', 'error'] as const) &&
+        (v.backend === null || isStr(v.backend)) &&
+        isStr(v.text) &&
+        isOptional(v.cpuForm, isLayerForm)
+      );
     case 'showTab':
       return isOneOf(v.tab, ['layer', 'collectives', 'history'] as const);
     default:
@@ -223,6 +254,7 @@ export function isFromWebview(v: unknown): v is FromWebview {
   switch (v.type) {
     case 'ready':
     case 'cancel':
+    case 'chooseInterpreter':
       return true;
     case 'run':
       return isLayerForm(v.form);

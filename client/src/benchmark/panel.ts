@@ -13,7 +13,8 @@ import {
   type RunRecord,
   type ToWebview,
 } from './messages';
-import { buildCollectivesSpec, buildLayerSpec, newRunId } from './spec';
+import { buildCollectivesSpec, buildLayerSpec, cpuSizedForm, newRunId } from './spec';
+import { describeProbe, probeInterpreter, type ProbeResult } from './probe';
 import { RunHistory } from './history';
 import { BenchmarkRunner } from './runner';
 import { resolvePython } from './python';
@@ -41,6 +42,8 @@ export class BenchmarkPanel {
   private runs = new Map<string, RunRecord>();
   private ready = false;
   private queue: ToWebview[] = [];
+  /** Successful probes by interpreter path (failures are probed again, the user may install torch). */
+  private probes = new Map<string, ProbeResult>();
 
   /** Shows the panel for `target`, creating it or retargeting the open one. */
   static show(args: {
@@ -72,6 +75,23 @@ export class BenchmarkPanel {
     return BenchmarkPanel.current;
   }
 
+  /**
+   * Shows the panel for a collectives run: an open panel keeps its layer, its form and its
+   * results (only the collectives form changes); a new one opens with an empty layer form.
+   */
+  static showForCollectives(args: {
+    context: vscode.ExtensionContext;
+    runner: BenchmarkRunner;
+    log: vscode.OutputChannel;
+    target: PanelTarget;
+  }): BenchmarkPanel {
+    const open = BenchmarkPanel.current;
+    if (!open) return BenchmarkPanel.show(args);
+    open.target = { ...open.target, collectivesForm: args.target.collectivesForm };
+    open.panel.reveal(vscode.ViewColumn.Beside, true);
+    return open;
+  }
+
   private constructor(
     private readonly panel: vscode.WebviewPanel,
     private readonly context: vscode.ExtensionContext,
@@ -94,6 +114,12 @@ export class BenchmarkPanel {
     });
     const subs = [
       webview.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('shardlens.benchmark.pythonPath')) {
+          this.probes.clear();
+          void this.checkInterpreter();
+        }
+      }),
       panel.onDidDispose(() => {
         subs.forEach((d) => d.dispose());
         if (BenchmarkPanel.current === this) BenchmarkPanel.current = undefined;
@@ -104,7 +130,44 @@ export class BenchmarkPanel {
   /** Switches to another layer; a run in progress keeps streaming. */
   retarget(target: PanelTarget): void {
     this.target = target;
-    if (this.ready) this.sendInit();
+    if (this.ready) {
+      this.sendInit();
+      void this.checkInterpreter();
+    }
+  }
+
+  /**
+   * Probes the interpreter and tells the webview what it has; with no GPU the webview gets a
+   * CPU-sized form (used while the user has not edited the form). Returns the probe and path.
+   */
+  private async checkInterpreter(): Promise<{ python: string; source: string; probe: ProbeResult }> {
+    const { python, source } = await resolvePython(this.target.resource, this.log);
+    const probe = this.probes.get(python) ?? (await probeInterpreter(python));
+    if (probe.status === 'ok') this.probes.set(python, probe);
+    else
+      this.log.appendLine(
+        `[benchmark] interpreter ${python} (from ${source}): ${probe.status}, ${probe.message}`,
+      );
+    const cpu = probe.status === 'ok' && probe.backend === 'cpu';
+    this.post({
+      type: 'interpreter',
+      status: probe.status,
+      backend: probe.status === 'ok' ? probe.backend : null,
+      text: describeProbe(python, probe),
+      ...(cpu ? { cpuForm: cpuSizedForm(this.target.form) } : {}),
+    });
+    return { python, source, probe };
+  }
+
+  /** Opens the Python extension's interpreter picker, or else the Shardlens interpreter setting. */
+  private async chooseInterpreter(): Promise<void> {
+    if (vscode.extensions.getExtension('ms-python.python')) {
+      await vscode.commands.executeCommand('python.setInterpreter');
+      this.probes.clear();
+      await this.checkInterpreter();
+      return;
+    }
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'shardlens.benchmark.pythonPath');
   }
 
   /** Shows a tab in the webview. */
@@ -162,7 +225,10 @@ export class BenchmarkPanel {
         this.ready = true;
         this.sendInit();
         this.queue.splice(0).forEach((m) => this.post(m));
+        void this.checkInterpreter();
         return;
+      case 'chooseInterpreter':
+        return this.chooseInterpreter();
       case 'run':
         return this.startLayer(message.form);
       case 'runCollectives':
@@ -233,7 +299,16 @@ export class BenchmarkPanel {
     form: LayerForm | CollectivesForm;
   }): Promise<void> {
     if (this.runner.busy) throw new Error('A benchmark is already running; cancel it first.');
-    const { python, source } = await resolvePython(this.target.resource, this.log);
+    const { python, source, probe } = await this.checkInterpreter();
+    if (probe.status !== 'ok') {
+      this.post({
+        type: 'notice',
+        level: 'error',
+        text: describeProbe(python, probe),
+        action: 'chooseInterpreter',
+      });
+      return;
+    }
     const run: RunRecord = {
       runId: args.spec.runId,
       kind: args.kind,

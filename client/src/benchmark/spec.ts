@@ -19,8 +19,9 @@ export interface LayerSpec {
   modes: LayerForm['modes'];
   compile: boolean;
   device: string;
-  warmup: number;
-  repetitions: number;
+  warmupMs: number;
+  measureMs: number;
+  maxCaseSeconds: number;
 }
 
 /** The collectives spec. Field names are a contract. */
@@ -36,6 +37,12 @@ export interface CollectivesSpec {
   warmup: number;
   repetitions: number;
 }
+
+/** triton.testing.do_bench defaults (python/triton/testing.py): warmup=25 ms, rep=100 ms. */
+export const DO_BENCH_WARMUP_MS = 25;
+export const DO_BENCH_MEASURE_MS = 100;
+/** Cap on one case, so a slow CPU call cannot make a case take minutes. */
+export const DEFAULT_MAX_CASE_SECONDS = 10;
 
 export type BuildResult<T> = { spec: T; errors: [] } | { spec?: undefined; errors: string[] };
 
@@ -76,8 +83,9 @@ export function buildLayerSpec(args: {
       errors.push(`The batch dim "${form.batchDim}" does not appear in any input shape.`);
   }
   if (form.modes.length === 0) errors.push('Choose at least one mode.');
-  if (form.repetitions > 100_000 || form.warmup > 100_000)
-    errors.push('Warmup and repetitions must be at most 100000.');
+  if (form.warmupMs > 60_000 || form.measureMs > 600_000)
+    errors.push('Warm-up must be at most 60000 ms and measurement at most 600000 ms.');
+  if (form.maxCaseSeconds > 3600) errors.push('The cap per case must be at most 3600 s.');
   if (errors.length > 0) return { errors };
   const batchSizes = [...new Set(form.batchSizes)].sort((a, b) => a - b);
   return {
@@ -101,8 +109,9 @@ export function buildLayerSpec(args: {
       modes: [...new Set(form.modes)],
       compile: form.compile,
       device: form.device,
-      warmup: form.warmup,
-      repetitions: form.repetitions,
+      warmupMs: form.warmupMs,
+      measureMs: form.measureMs,
+      maxCaseSeconds: form.maxCaseSeconds,
     },
   };
 }
@@ -114,7 +123,7 @@ export function buildCollectivesSpec(args: {
 }): BuildResult<CollectivesSpec> {
   const { form } = args;
   const errors: string[] = [];
-  if (form.worldSize < 2 || form.worldSize > 64) errors.push('The process count must be between 2 and 64.');
+  if (form.worldSize < 1 || form.worldSize > 64) errors.push('The process count must be between 1 and 64.');
   if (form.ops.length === 0) errors.push('Choose at least one collective.');
   if (form.sizesBytes.length === 0) errors.push('Give at least one message size.');
   if (form.sizesBytes.some((s) => s > 8 * 2 ** 30)) errors.push('Message sizes must be at most 8 GiB.');
@@ -165,9 +174,55 @@ export function defaultLayerForm(layer: LayerAtResult | null): LayerForm {
     modes: ['forward', 'forward_backward'],
     compile: false,
     device: 'auto',
-    warmup: 5,
-    repetitions: 20,
+    warmupMs: DO_BENCH_WARMUP_MS,
+    measureMs: DO_BENCH_MEASURE_MS,
+    maxCaseSeconds: DEFAULT_MAX_CASE_SECONDS,
   };
+}
+
+/** Batch sizes kept when the run falls back to the CPU: the smallest ones. */
+export const CPU_SWEEP_BATCH_SIZES = 2;
+
+/**
+ * The form sized for a CPU: the smallest two batch sizes of the sweep. A CPU call of a GPT-2
+ * MLP at one sequence of 1024 tokens can take seconds, and the per-case cap bounds each case.
+ */
+export function cpuSizedForm(form: LayerForm): LayerForm {
+  return { ...form, batchSizes: [...form.batchSizes].sort((a, b) => a - b).slice(0, CPU_SWEEP_BATCH_SIZES) };
+}
+
+/** How long a run of `form` takes, before it starts: cases, a typical total and a bound. */
+export interface RunEstimate {
+  cases: number;
+  /** When every call is short: the warm-up and measurement budgets per case. */
+  typicalSeconds: number;
+  /** The per-case cap times the cases (twice per eager case on a GPU: eager, then graph replay). */
+  maxSeconds: number;
+}
+
+/** Estimates a run from its form; `gpu` is whether the interpreter sees a GPU (null: unknown). */
+export function estimateRun(form: LayerForm, gpu: boolean | null): RunEstimate {
+  const sweeps = Math.max(new Set(form.batchSizes).size, 1) * new Set(form.modes).size;
+  const eagerCases = sweeps;
+  const compiledCases = form.compile ? sweeps : 0;
+  // NOTE: on a GPU each eager case is timed twice (eager, then CUDA-graph replay); unknown counts as GPU.
+  const timedPasses = eagerCases * (gpu === false ? 1 : 2) + compiledCases;
+  const perPassSeconds = (form.warmupMs + form.measureMs) / 1000;
+  return {
+    cases: eagerCases + compiledCases,
+    typicalSeconds: timedPasses * perPassSeconds,
+    maxSeconds: timedPasses * form.maxCaseSeconds,
+  };
+}
+
+/** "8 cases: about 1 s when calls are short, at most 80 s (10 s cap per case), plus start-up." */
+export function describeEstimate(estimate: RunEstimate, form: LayerForm): string {
+  const seconds = (s: number) => (s < 10 ? `${Math.round(s * 10) / 10} s` : `${Math.round(s)} s`);
+  const cases = `${estimate.cases} case${estimate.cases === 1 ? '' : 's'}`;
+  return (
+    `${cases}: about ${seconds(estimate.typicalSeconds)} when each call takes under ${form.warmupMs} ms, ` +
+    `at most ${seconds(estimate.maxSeconds)} (${form.maxCaseSeconds} s cap per case), plus start-up.`
+  );
 }
 
 /** The collectives form used by the command: `worldSize` processes, 1 KiB to 64 MiB. */

@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from './file-model';
 import { fieldOf, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
-import { reachingBinding, scopeOf } from './reaching-definitions';
+import { reachingBinding, reachingParameter, scopeOf } from './reaching-definitions';
 import { atom, div, isConcrete, mul, num, sameSize, type Size } from './symbolic-size';
 import {
   contiguous,
@@ -18,6 +18,8 @@ import {
   type Layout,
 } from './strides';
 import { applyMethod, sliceLength } from './layout-ops';
+import { helperReturnLayout } from './layout-helper-calls';
+import { pieceLayout, pieceOfSubscript } from './layout-pieces';
 
 const MAX_DEPTH = 40;
 const FACTORIES = /^torch\.(randn|rand|zeros|ones|empty|full)$/;
@@ -25,13 +27,38 @@ const SHAPE_PRESERVING_FUNCTIONS =
   /^torch\.(nn\.functional\.(softmax|log_softmax|dropout|gelu|relu|silu|tanh|sigmoid)|softmax|log_softmax|relu|tanh|sigmoid|exp)$/;
 const SHAPE_PRESERVING_MODULES = /^torch\.nn\.(Dropout|Identity|ReLU|GELU|SiLU|Tanh|Sigmoid|Softmax)$/;
 
+/** What an evaluation assumes beyond the code it reads (SL201's untyped parameters, same-file helpers). */
+export interface LayoutContext {
+  /** The layout a function parameter holds, at a use its own value reaches. */
+  parameterLayout?(param: SyntaxNode, use: SyntaxNode): Layout | undefined;
+  /** The size an integer parameter holds (a helper called with sizes). */
+  parameterSize?(param: SyntaxNode, use: SyntaxNode): Size | -1 | undefined;
+  /** Prepended to opaque size atoms, so a helper's local names never meet its caller's. */
+  atomPrefix?: string;
+  /** Helpers being evaluated, innermost last (recursion guard). */
+  active?: readonly SyntaxNode[];
+}
+
 /** Evaluates layouts and sizes of expressions in one file; results are memoised per node. */
 export class LayoutEvaluator {
   private readonly layouts = new Map<SyntaxNode, Layout | undefined>();
   private readonly substitutions = new Map<SyntaxNode, Map<string, Size>>();
   private depth = 0;
+  /**
+   * Set when the evaluation met code that raises under the assumed layouts (unpacking a
+   * 4-D shape into three names): the assumption is inconsistent with the code.
+   */
+  inconsistent = false;
 
-  constructor(readonly model: FileModel) {}
+  constructor(
+    readonly model: FileModel,
+    readonly context: LayoutContext = {},
+  ) {}
+
+  /** A fresh evaluator of the same file under other assumptions. */
+  derive(context: LayoutContext): LayoutEvaluator {
+    return new LayoutEvaluator(this.model, context);
+  }
 
   /** The layout of a tensor expression, or undefined when its shape is unknown. */
   layoutOf(node: SyntaxNode): Layout | undefined {
@@ -65,8 +92,11 @@ export class LayoutEvaluator {
       if (binding?.kind === 'unpack') {
         const layout = this.shapeSource(binding.value);
         if (layout && layout.sizes.length === binding.count) return layout.sizes[binding.index];
+        if (layout) this.inconsistent = true;
       }
-      return this.symbol(target);
+      const param = this.context.parameterSize && reachingParameter(target);
+      const size = param && this.context.parameterSize!(param, target);
+      return size ?? this.symbol(target);
     }
     if (target.type === 'attribute') return this.symbol(target);
     if (target.type === 'binary_operator') return this.arithmetic(target);
@@ -76,6 +106,7 @@ export class LayoutEvaluator {
         const layout = this.layoutOf(dim.tensor);
         const d = layout && normDim(dim.index, layout.sizes.length);
         if (layout && d !== undefined) return layout.sizes[d];
+        if (layout) this.inconsistent = true; // NOTE: `x.size(3)` of a 3-D tensor raises.
       }
       return this.symbol(target);
     }
@@ -84,16 +115,37 @@ export class LayoutEvaluator {
 
   /** Sizes of a target shape given as arguments (`view(B, T, C)`, `view((B, -1))`); undefined if not literal. */
   shapeArgs(call: SyntaxNode, skip = 0): (Size | -1)[] | undefined {
-    let args = positionalArgs(call).slice(skip);
-    if (args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type))
-      args = unwrap(args[0]).children;
     const argList = fieldOf(call, 'arguments');
-    if (argList?.children.some((c) => c.type === 'list_splat')) return undefined;
+    let args = (argList?.children ?? [])
+      .filter((c) => !['keyword_argument', 'dictionary_splat', 'comment'].includes(c.type))
+      .slice(skip);
+    const packed = args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type);
+    if (packed) args = unwrap(args[0]).children;
     // NOTE: a lone non-literal argument may be a tuple (`x.view(new_shape)`) or a dtype: only sure ints count.
-    if (args.length === 1 && positionalArgs(call).length - skip === 1 && !this.surelyInt(args[0]))
+    if (!packed && args.length === 1 && args[0].type !== 'list_splat' && !this.surelyInt(args[0]))
       return undefined;
-    const sizes = args.map((a) => this.sizeOf(a));
-    return sizes.every((s) => s !== undefined) ? (sizes as (Size | -1)[]) : undefined;
+    const sizes: (Size | -1)[] = [];
+    for (const arg of args) {
+      const part = arg.type === 'list_splat' ? this.splatSizes(arg) : [this.sizeOf(arg)];
+      if (!part || part.some((p) => p === undefined)) return undefined;
+      sizes.push(...(part as (Size | -1)[]));
+    }
+    return sizes;
+  }
+
+  /** `*x.shape[:-2]` or `*x.size()[1:]` in a shape: the sizes of that slice of a known layout. */
+  private splatSizes(splat: SyntaxNode): Size[] | undefined {
+    const value = splat.children[0] && unwrap(splat.children[0]);
+    if (value?.type !== 'subscript') return undefined;
+    const parts = value.children.filter((c) => c.field === 'subscript');
+    const source = fieldOf(value, 'value');
+    const layout = source && this.shapeSource(source);
+    if (!layout || parts.length !== 1 || parts[0].type !== 'slice') return undefined;
+    const bounds = parts[0].text.split(':');
+    if (bounds.length !== 2) return undefined;
+    const [start, stop] = bounds.map((b) => (b.trim() === '' ? undefined : Number(b.trim())));
+    if ([start, stop].some((b) => b !== undefined && !Number.isInteger(b))) return undefined;
+    return layout.sizes.slice(start ?? 0, stop);
   }
 
   private surelyInt(node: SyntaxNode): boolean {
@@ -117,8 +169,13 @@ export class LayoutEvaluator {
             const element = value.children[binding.index];
             return element && value.children.length === binding.count ? this.layoutOf(element) : undefined;
           }
+          if (value.type === 'call') {
+            const piece = { call: value, index: binding.index, count: binding.count };
+            return pieceLayout(this, piece) ?? helperReturnLayout(this, piece);
+          }
         }
-        return undefined;
+        const param = this.context.parameterLayout && reachingParameter(node);
+        return param && this.context.parameterLayout!(param, node);
       }
       case 'attribute':
         return this.attribute(node);
@@ -153,6 +210,10 @@ export class LayoutEvaluator {
 
   private subscript(node: SyntaxNode): Layout | undefined {
     const value = fieldOf(node, 'value');
+    if (value?.type === 'call') {
+      const piece = pieceOfSubscript(this, node);
+      if (piece.handled) return piece.layout;
+    }
     const base = value && this.layoutOf(value);
     if (!base) return undefined;
     const parts = node.children.filter((c) => c.field === 'subscript');
@@ -241,12 +302,13 @@ export class LayoutEvaluator {
     }
     const method = methodCall(node);
     if (method) {
-      if (method.receiver.text === 'self') return this.selfModuleCall(node, method.name);
+      if (method.receiver.text === 'self')
+        return this.selfModuleCall(node, method.name) ?? helperReturnLayout(this, { call: node });
       const receiver = this.layoutOf(method.receiver);
       if (!receiver) return this.shapeOnly(node, method.name);
       return applyMethod(this, { layout: receiver, name: method.name, call: node, skip: 0 });
     }
-    return undefined;
+    return callee.type === 'identifier' ? helperReturnLayout(this, { call: node }) : undefined;
   }
 
   /** `t.view(B, T, C)` on a tensor of unknown layout: the result has that shape (or the line raised). */
@@ -325,8 +387,9 @@ export class LayoutEvaluator {
     if (node.operator === '//') {
       const quotient = div(a, b);
       if (isConcrete(quotient) && Number.isInteger(quotient.coef)) return quotient;
-      if ([...quotient.atoms.values()].every((e) => e > 0) && Number.isInteger(quotient.coef))
-        return quotient;
+      // NOTE: `x.size(2) // 3` is taken as exact: code that sizes a view or a split with it
+      // needs the division to be exact (or the element counts would not match).
+      if ([...quotient.atoms.values()].every((e) => e > 0) && quotient.coef > 0) return quotient;
       return this.symbol(node);
     }
     if ((node.operator === '+' || node.operator === '-') && isConcrete(a) && isConcrete(b)) {
@@ -342,7 +405,7 @@ export class LayoutEvaluator {
   symbol(node: SyntaxNode): Size {
     const substitutions = this.scopeSubstitutions(scopeOf(node));
     const key = node.text.replace(/\s+/g, '');
-    return substitutions.get(key) ?? atom(key);
+    return substitutions.get(key) ?? atom((this.context.atomPrefix ?? '') + key);
   }
 
   private scopeSubstitutions(scope: SyntaxNode): Map<string, Size> {
@@ -351,6 +414,7 @@ export class LayoutEvaluator {
     map = new Map();
     this.substitutions.set(scope, map);
     const found = map;
+    const prefix = this.context.atomPrefix ?? '';
     walk(scope, (n) => {
       if (n !== scope && (n.type === 'function_definition' || n.type === 'class_definition')) return false;
       if (n.type !== 'binary_operator' || n.operator !== '//') return;
@@ -361,8 +425,8 @@ export class LayoutEvaluator {
       const dividend = left.text.replace(/\s+/g, '');
       if (found.has(dividend)) return;
       const divisor =
-        right.type === 'integer' ? num(Number(right.text)) : atom(right.text.replace(/\s+/g, ''));
-      found.set(dividend, mul(atom(n.text.replace(/\s+/g, '')), divisor));
+        right.type === 'integer' ? num(Number(right.text)) : atom(prefix + right.text.replace(/\s+/g, ''));
+      found.set(dividend, mul(atom(prefix + n.text.replace(/\s+/g, '')), divisor));
     });
     return map;
   }

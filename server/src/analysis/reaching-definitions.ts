@@ -153,3 +153,26 @@ function identifiersIn(node: SyntaxNode): string[] {
 export function bindingsInScope(use: SyntaxNode, name: string): { binding: Binding; anchor: SyntaxNode }[] {
   return sitesOf(scopeOf(use)).get(name) ?? [];
 }
+
+/**
+ * The parameter binding of `use` when the parameter's own value certainly reaches it: no
+ * other binding of the name comes before the use, and none sits in a loop around the use
+ * (which could carry a later rebinding back). `reachingBinding` answers undefined for a
+ * parameter that is rebound anywhere in the function; this is the finer question.
+ */
+export function reachingParameter(use: SyntaxNode): SyntaxNode | undefined {
+  if (use.type !== 'identifier') return undefined;
+  const scope = scopeOf(use);
+  const sites = sitesOf(scope).get(use.text) ?? [];
+  const param = sites.find((site) => site.binding.kind === 'parameter');
+  if (!param || param.binding.kind !== 'parameter') return undefined;
+  for (const site of sites) {
+    if (site === param) continue;
+    if (site.anchor.endIndex <= use.startIndex) return undefined;
+  }
+  for (let loop = use.parent; loop && loop !== scope; loop = loop.parent) {
+    if (LOOPS.has(loop.type) && sites.some((site) => site !== param && isWithin(site.anchor, loop!)))
+      return undefined;
+  }
+  return param.binding.node;
+}

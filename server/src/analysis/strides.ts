@@ -152,6 +152,11 @@ export function expand(layout: Layout, shape: readonly (Size | 'keep')[]): Layou
       sizes.push(target);
       strides.push(num(0));
       broadcast = true;
+    } else if (!isConcrete(old)) {
+      // NOTE: a symbolic size is taken to be > 1, so the code only runs when it equals the
+      // target; the dim keeps its own spelling, which its neighbours' strides are written in.
+      sizes.push(old);
+      strides.push(layout.strides ? layout.strides[source] : num(0));
     } else return undefined;
   }
   return { sizes, strides: layout.strides ? strides : null, cause: broadcast ? 'expand' : layout.cause };
@@ -171,6 +176,12 @@ export function inferShape(layout: Layout, shape: readonly (Size | -1)[]): Size[
 
 /** Decides `layout.view(shape)` the way ATen's computeStride does, symbolically. */
 export function tryView(layout: Layout, shape: readonly (Size | -1)[]): ViewVerdict {
+  // A contiguous tensor takes any view with its element count (computeStride's fast path);
+  // a count that does not match raises a different error, not the stride one.
+  if (isContiguous(layout)) {
+    const target = inferShape(layout, shape);
+    if (target) return { kind: 'succeeds', layout: contiguous(target) };
+  }
   const exact = exactView(layout, shape);
   if (exact.kind !== 'unknown') return exact;
   return structuralView(layout, shape) ?? exact;

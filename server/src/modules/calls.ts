@@ -2,11 +2,13 @@
 // lists, dicts, configs, parameters and modules, and dispatch to user classes and functions
 // (instantiate.ts) or to library names (library-calls.ts).
 import type { SyntaxNode } from '../parse/syntax';
+import { initLibraryBase } from './base-init';
 import { containerMethod } from './containers';
-import { instantiateClass, runFunction } from './instantiate';
+import { bindRecordFields, classKind, instantiateClass, runFunction } from './instantiate';
 import { reasonOf, type Env, type Interpreter } from './interpreter';
 import { callQualified } from './library-calls';
-import { NONE, iterate, seq, str, unknown, type Value } from './values';
+import { tensorMethod } from './tensor-values';
+import { NONE, iterate, seq, shortText, str, unknown, type Value } from './values';
 import { fieldOf } from '../analysis/syntax-helpers';
 
 /** Evaluated call arguments. */
@@ -62,10 +64,42 @@ export function evalCall(interp: Interpreter, input: { node: SyntaxNode; env: En
     const handled = callMethod(interp, { receiver, name, args, node });
     if (handled) return handled;
     const method = interp.getAttribute(receiver, name, callee.text);
-    return callValue(interp, { callee: method, args, node });
+    const result = callValue(interp, { callee: method, args, node });
+    return noteOpaqueCall({ callee: method, args, result, node, receiver });
   }
   const calleeValue = interp.evalExpr(callee, env);
-  return callValue(interp, { callee: calleeValue, args: evalArgs(interp, { node, env }), node });
+  const args = evalArgs(interp, { node, env });
+  return noteOpaqueCall({
+    callee: calleeValue,
+    args,
+    node,
+    result: callValue(interp, { callee: calleeValue, args, node }),
+  });
+}
+
+/** Calls that leave a module's parameters alone: initialisers, logging, and builtins (setattr is followed itself). */
+const HARMLESS = /^(torch\.nn\.init\.|torch\._C\._log_api_usage_once$|logging\.|warnings\.|builtins\.)/;
+
+/**
+ * A call we could not follow that was handed a module (or called on one) may have added or
+ * removed its parameters: the module gets an unknown part, so its count is never shown as exact.
+ */
+function noteOpaqueCall(input: {
+  callee: Value;
+  args: CallArgs;
+  result: Value;
+  node: SyntaxNode;
+  receiver?: Value;
+}): Value {
+  const { callee, args, result, node, receiver } = input;
+  if (result.kind !== 'unknown' || callee.kind === 'function' || callee.kind === 'class') return result;
+  if (callee.kind === 'qualified' && HARMLESS.test(callee.name)) return result;
+  const touched = [receiver, ...args.positional, ...args.keywords.values()];
+  for (const value of touched) {
+    if (value?.kind !== 'module') continue;
+    value.module.unknowns.push({ text: shortText(node.text), reason: result.reason, line: node.start.line });
+  }
+  return result;
 }
 
 /** Calls an evaluated callee. */
@@ -81,6 +115,16 @@ export function callValue(
       return runFunction(interp, { fn: callee, args, node }).value;
     case 'qualified':
       return callQualified(interp, { name: callee.name, args, node });
+    case 'partial':
+      return callValue(interp, {
+        callee: callee.callee,
+        args: {
+          positional: [...callee.positional, ...args.positional],
+          keywords: new Map([...callee.keywords, ...args.keywords]),
+          incomplete: args.incomplete,
+        },
+        node,
+      });
     case 'unknown':
       return unknown(node, callee.reason);
     default:
@@ -109,7 +153,12 @@ function callSuper(interp: Interpreter, input: { name: string; node: SyntaxNode;
       node,
     }).value;
   }
-  return NONE;
+  if (name !== '__init__') return NONE;
+  if (self.kind === 'object' && order.length > 1 && classKind(interp, order[1]) === 'record') {
+    bindRecordFields(interp, { cls: order[1], args: evalArgs(interp, { node, env }), fields: self.fields });
+    return NONE;
+  }
+  return initLibraryBase(interp, { cls: current, self, args: evalArgs(interp, { node, env }), node });
 }
 
 /** Built-in methods of plain values and modules; undefined when `name` is not one of them. */
@@ -159,30 +208,15 @@ export function callMethod(
     case 'module':
       return containerMethod(interp, { module: receiver.module, self: receiver, name, args, node });
     case 'tensor':
-      return {
-        kind: 'tensor',
-        shape: [
-          'float',
-          'to',
-          'clone',
-          'detach',
-          'contiguous',
-          'bool',
-          'half',
-          'bfloat16',
-          'normal_',
-          'uniform_',
-          'zero_',
-          'fill_',
-          'trunc_normal_',
-          'requires_grad_',
-        ].includes(name)
-          ? receiver.shape
-          : name === 'view' || name === 'reshape'
-            ? reshaped(receiver.shape, args.positional)
-            : null,
-        text: node.text,
-      };
+      return (
+        tensorMethod(name, receiver, node.text) ?? {
+          kind: 'tensor',
+          shape: SAME_SHAPE_METHODS.has(name) || /^[a-z]\w*_$/.test(name) ? receiver.shape : null,
+          text: node.text,
+        }
+      );
+    case 'str':
+      return stringMethod({ receiver: receiver.value, name, args, node });
     case 'unknown':
       return unknown(node, receiver.reason);
     default:
@@ -190,13 +224,57 @@ export function callMethod(
   }
 }
 
-/** The shape of `t.view(*dims)` / `t.reshape(dims)` (one -1 allowed), or null when not known. */
-function reshaped(shape: number[] | null, args: Value[]): number[] | null {
-  const items = args.length === 1 && args[0].kind === 'seq' ? args[0].items : args;
-  const dims = items.map((v) => (v.kind === 'num' ? v.value : undefined));
-  if (!shape || dims.some((d) => d === undefined)) return null;
-  const total = shape.reduce((a, d) => a * d, 1);
-  const known = (dims as number[]).filter((d) => d !== -1).reduce((a, d) => a * d, 1);
-  const out = (dims as number[]).map((d) => (d === -1 ? total / known : d));
-  return out.reduce((a, d) => a * d, 1) === total && out.every(Number.isInteger) ? out : null;
+/** Tensor methods whose result has the receiver's shape (in-place `x_` methods too). */
+const SAME_SHAPE_METHODS = new Set(
+  'float double half bfloat16 to cuda cpu clone detach contiguous type abs neg exp log sqrt sigmoid tanh mul add sub div'.split(
+    ' ',
+  ),
+);
+
+/** str methods model code uses on known strings; undefined for others. */
+function stringMethod(input: {
+  receiver: string;
+  name: string;
+  args: CallArgs;
+  node: SyntaxNode;
+}): Value | undefined {
+  const { receiver, name, args, node } = input;
+  const [first, second] = args.positional;
+  const text = (value: Value | undefined) => (value?.kind === 'str' ? value.value : undefined);
+  switch (name) {
+    case 'startswith':
+    case 'endswith': {
+      const options = first?.kind === 'seq' ? first.items.map(text) : [text(first)];
+      if (options.some((o) => o === undefined)) return unknown(node, `\`${name}\` argument unknown`);
+      const test = (o: string) => (name === 'startswith' ? receiver.startsWith(o) : receiver.endsWith(o));
+      return { kind: 'bool', value: (options as string[]).some(test) };
+    }
+    case 'lower':
+    case 'upper':
+    case 'strip':
+      return str(
+        name === 'lower'
+          ? receiver.toLowerCase()
+          : name === 'upper'
+            ? receiver.toUpperCase()
+            : receiver.trim(),
+      );
+    case 'replace':
+      return text(first) !== undefined && text(second) !== undefined
+        ? str(receiver.split(text(first)!).join(text(second)!))
+        : unknown(node, '`replace` arguments unknown');
+    case 'split': {
+      const separator = text(first);
+      const parts = separator === undefined ? receiver.trim().split(/\s+/) : receiver.split(separator);
+      return seq(parts.map(str));
+    }
+    case 'join': {
+      const items = first ? iterate(first) : undefined;
+      const texts = items?.map(text);
+      if (!texts || texts.some((t) => t === undefined)) return unknown(node, '`join` items unknown');
+      return str(texts.join(receiver));
+    }
+    default:
+      return undefined;
+  }
 }

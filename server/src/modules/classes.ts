@@ -15,6 +15,8 @@ export interface ClassInfo {
   /** Decorator expressions (`dataclass`, `dataclasses.dataclass(frozen=True)`). */
   decorators: SyntaxNode[];
   methods: Map<string, SyntaxNode>;
+  /** Methods decorated `@staticmethod` or `@classmethod`. */
+  methodKinds: Map<string, 'static' | 'class'>;
   /** Class-level names in source order: `n_embd: int = 768`, `expansion = 1`, `vocab: int`. */
   fields: { name: string; value?: SyntaxNode; annotated: boolean }[];
 }
@@ -99,12 +101,24 @@ function readClass(node: SyntaxNode, decorators: SyntaxNode[], scope: FileScope)
   if (!name || !body) return undefined;
   const superclasses = fieldOf(node, 'superclasses');
   const bases = superclasses ? superclasses.children.filter((c) => c.type !== 'keyword_argument') : [];
-  const info: ClassInfo = { name: name.text, node, scope, bases, decorators, methods: new Map(), fields: [] };
+  const info: ClassInfo = {
+    name: name.text,
+    node,
+    scope,
+    bases,
+    decorators,
+    methods: new Map(),
+    methodKinds: new Map(),
+    fields: [],
+  };
   for (const statement of body.children) {
-    const { definition } = unwrapDecorated(statement);
+    const { definition, decorators: methodDecorators } = unwrapDecorated(statement);
     if (definition.type === 'function_definition') {
       const methodName = fieldOf(definition, 'name');
-      if (methodName) info.methods.set(methodName.text, definition);
+      if (!methodName) continue;
+      info.methods.set(methodName.text, definition);
+      const binding = methodDecorators.find((d) => /^(staticmethod|classmethod)$/.test(d.text))?.text;
+      if (binding) info.methodKinds.set(methodName.text, binding === 'staticmethod' ? 'static' : 'class');
       continue;
     }
     if (statement.type !== 'expression_statement') continue;

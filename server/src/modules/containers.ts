@@ -5,7 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { CallArgs } from './calls';
 import type { Interpreter } from './interpreter';
 import { ModuleInstance, allParams, forEachModule } from './module-instance';
-import { NONE, iterate, seq, str, truthy, type Value } from './values';
+import { NONE, iterate, renderValue, seq, shortText, str, truthy, type Value } from './values';
 
 const CONTAINERS: Record<string, 'list' | 'dict'> = {
   Sequential: 'list',
@@ -74,12 +74,12 @@ function addChild(input: {
   else if (value.kind === 'param') module.params.set(key, value.param);
   else if (value.kind === 'unknown')
     module.unknowns.push({ text: value.text, reason: value.reason, line: input.node?.start.line });
-  // NOTE: anything else (e.g. an instance of a class not recognised as a module) would otherwise
-  // vanish from the count silently; a wrong count shown as exact is worse than an unknown one.
-  else if (value.kind === 'object')
+  // NOTE: anything else (a config object, a function) would raise in torch or is something we
+  // do not model: never dropped silently.
+  else
     module.unknowns.push({
-      text: value.className,
-      reason: `\`${value.className}\` not recognised as a module`,
+      text: input.node ? shortText(input.node.text) : key,
+      reason: `\`${renderValue(value)}\` is not a module we could build`,
       line: input.node?.start.line,
     });
 }
@@ -134,6 +134,15 @@ export function containerMethod(
       return NONE;
     case 'parameters':
       return seq(allParams(module).map((param): Value => ({ kind: 'param', param })));
+    case 'named_children':
+      return seq(
+        [...module.children].map(([k, m]): Value => seq([str(k), { kind: 'module', module: m }], true)),
+      );
+    case 'named_modules': {
+      const all: Value[] = [];
+      forEachModule(module, (m, path) => all.push(seq([str(path), { kind: 'module', module: m }], true)));
+      return seq(all);
+    }
     case 'children':
       return seq([...module.children.values()].map((child): Value => ({ kind: 'module', module: child })));
     case 'modules': {

@@ -5,6 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { CallArgs } from './calls';
 import type { ClassInfo } from './classes';
 import { Env, MAX_DEPTH, type Interpreter } from './interpreter';
+import { initLibraryBase, isModuleBase } from './base-init';
 import { ModuleInstance } from './module-instance';
 import { execBlock } from './statements';
 import { NONE, seq, unknown, type FunctionValue, type Value } from './values';
@@ -20,7 +21,10 @@ export function bindParameters(
   const positional = fn.self ? [fn.self, ...args.positional] : [...args.positional];
   const keywords = new Map(args.keywords);
   let index = 0;
-  for (const parameter of parameters) {
+  for (const node of parameters) {
+    // NOTE: `*args: Any` / `**kwargs: Any` are typed_parameter nodes around the splat pattern.
+    const inner = node.type === 'typed_parameter' ? node.children[0] : undefined;
+    const parameter = inner && /splat_pattern$/.test(inner.type) ? inner : node;
     if (parameter.type === 'list_splat_pattern') {
       const name = parameter.children[0]?.text;
       if (name) env.set(name, seq(positional.slice(index), true));
@@ -41,10 +45,12 @@ export function bindParameters(
     } else if (index < positional.length) value = positional[index++];
     if (value === undefined) {
       const defaultNode = fieldOf(parameter, 'value');
-      value = defaultNode
-        ? interp.evalExpr(defaultNode, new Env(fn.scope))
-        : args.incomplete
-          ? unknown(name, (args.incomplete as { reason: string }).reason)
+      // NOTE: a `*args`/`**kwargs` splat we could not expand may have passed this parameter:
+      // its default is not assumed.
+      value = args.incomplete
+        ? unknown(name, (args.incomplete as { reason: string }).reason)
+        : defaultNode
+          ? interp.evalExpr(defaultNode, new Env(fn.scope))
           : unknown(name, `\`${name}\` not given`);
     }
     env.set(name, value);
@@ -80,13 +86,6 @@ export function runFunction(
   }
 }
 
-/** Whether a library base name is torch's nn.Module (or a transformers/lightning model base). */
-function isModuleBase(name: string): boolean {
-  return (
-    /^torch\.nn(\.modules\.module)?\.Module$/.test(name) || /(PreTrainedModel|LightningModule)$/.test(name)
-  );
-}
-
 /** How a user class behaves when called. */
 export function classKind(interp: Interpreter, cls: ClassInfo): 'module' | 'record' | 'plain' {
   const library = interp.libraryBases(cls);
@@ -111,7 +110,15 @@ export function instantiateClass(
 ): Value {
   const { cls, args, node } = input;
   const kind = classKind(interp, cls);
-  if (kind === 'record') return buildRecord(interp, { cls, args });
+  // NOTE: a record class whose own `__init__` is written out (a subclass of a dataclass) runs it;
+  // its `super().__init__(...)` binds the dataclass fields (calls.ts).
+  if (kind === 'record' && !interp.mro(cls).some((c) => c.methods.has('__init__')))
+    return buildRecord(interp, { cls, args });
+  if (kind === 'record') {
+    const object: Value = { kind: 'object', className: cls.name, cls, fields: new Map() };
+    runMethod(interp, { cls, name: '__init__', self: object, args, node });
+    return object;
+  }
   if (kind === 'plain') {
     const object: Value = { kind: 'object', className: cls.name, cls, fields: new Map() };
     runMethod(interp, { cls, name: '__init__', self: object, args, node });
@@ -126,7 +133,8 @@ export function instantiateClass(
     character: node.start.column,
   };
   const self: Value = { kind: 'module', module };
-  runMethod(interp, { cls, name: '__init__', self, args, node });
+  if (!runMethod(interp, { cls, name: '__init__', self, args, node }))
+    initLibraryBase(interp, { cls, self, args, node });
   if (!interp.builtAt.has(node)) interp.builtAt.set(node, module);
   return self;
 }
@@ -154,6 +162,22 @@ export function runMethod(
 
 /** The fields of a dataclass/NamedTuple (base classes first), bound to the call's arguments. */
 function buildRecord(interp: Interpreter, input: { cls: ClassInfo; args: CallArgs }): Value {
+  const { cls } = input;
+  const record: Value = { kind: 'object', className: cls.name, cls, fields: new Map() };
+  bindRecordFields(interp, { ...input, fields: record.fields });
+  const postInit = cls.methods.get('__post_init__');
+  if (postInit) {
+    const fn: FunctionValue = { kind: 'function', node: postInit, scope: cls.scope, self: record, cls };
+    runFunction(interp, { fn, args: { positional: [], keywords: new Map() }, node: postInit });
+  }
+  return record;
+}
+
+/** Binds the declared fields of `cls` (a dataclass and its bases) from `args` into `fields`, as the generated `__init__` does. */
+export function bindRecordFields(
+  interp: Interpreter,
+  input: { cls: ClassInfo; args: CallArgs; fields: Map<string, Value> },
+): void {
   const { cls, args } = input;
   const order = interp.mro(cls).reverse();
   const declared: { name: string; value?: SyntaxNode; owner: ClassInfo }[] = [];
@@ -165,18 +189,10 @@ function buildRecord(interp: Interpreter, input: { cls: ClassInfo; args: CallArg
       declared.push({ ...field, owner: info });
     }
   }
-  const fields = new Map<string, Value>();
   declared.forEach((field, i) => {
     const given = args.keywords.get(field.name) ?? args.positional[i];
-    fields.set(field.name, given ?? fieldDefault(interp, { field, className: cls.name }));
+    input.fields.set(field.name, given ?? fieldDefault(interp, { field, className: cls.name }));
   });
-  const record: Value = { kind: 'object', className: cls.name, cls, fields };
-  const postInit = cls.methods.get('__post_init__');
-  if (postInit) {
-    const fn: FunctionValue = { kind: 'function', node: postInit, scope: cls.scope, self: record, cls };
-    runFunction(interp, { fn, args: { positional: [], keywords: new Map() }, node: postInit });
-  }
-  return record;
 }
 
 function fieldDefault(

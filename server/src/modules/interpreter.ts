@@ -9,6 +9,7 @@ import { ModuleInstance } from './module-instance';
 import {
   NONE,
   binaryOp,
+  renderPlain,
   bool,
   compareOp,
   firstUnknown,
@@ -46,7 +47,7 @@ export class Env {
 }
 
 const BUILTINS = new Set(
-  'range len min max int float round abs sum list tuple dict set bool str isinstance getattr hasattr enumerate zip reversed sorted print super any all divmod pow type object'.split(
+  'range len min max int float round abs sum list tuple dict set bool str isinstance getattr hasattr setattr callable enumerate zip reversed sorted print super any all divmod pow type object'.split(
     ' ',
   ),
 );
@@ -64,7 +65,11 @@ export class Interpreter {
   readonly builtAt = new Map<SyntaxNode, ModuleInstance>();
   /** File scopes of workspace files built during this evaluation, by path. */
   private readonly scopes = new Map<string, FileScope>();
-  constructor(readonly workspace?: WorkspaceFiles) {}
+  constructor(
+    readonly workspace?: WorkspaceFiles,
+    /** The torch release `hasattr(torch..., name)` is decided for; undefined means the current one. */
+    readonly torchVersion?: string,
+  ) {}
 
   tick(): void {
     if (++this.steps > MAX_STEPS) throw new BudgetExceeded('evaluation budget exceeded');
@@ -85,7 +90,9 @@ export class Interpreter {
       case 'none':
         return NONE;
       case 'string':
-        return stringLiteral(node);
+        return node.children.some((c) => c.type === 'interpolation')
+          ? this.evalFString(node, env)
+          : stringLiteral(node);
       case 'concatenated_string':
         return str(node.children.map((c) => (stringLiteral(c) as { value?: string }).value ?? '').join(''));
       case 'identifier':
@@ -127,6 +134,27 @@ export class Interpreter {
       default:
         return unknown(node, `\`${node.type.replace(/_/g, ' ')}\` not evaluated`);
     }
+  }
+
+  /** `f"layer{i}"`: known numbers, strings and booleans are formatted; format specs are not evaluated. */
+  private evalFString(node: SyntaxNode, env: Env): Value {
+    let text = '';
+    for (const part of node.children) {
+      if (part.type === 'string_content') text += part.text;
+      else if (part.type === 'interpolation') {
+        const expression = part.children[0];
+        if (
+          !expression ||
+          part.children.some((c) => c.type === 'format_specifier' || c.type === 'type_conversion')
+        )
+          return unknown(node, 'f-string format not evaluated');
+        const value = this.evalExpr(expression, env);
+        if (value.kind !== 'num' && value.kind !== 'str' && value.kind !== 'bool' && value.kind !== 'none')
+          return unknown(node, value.kind === 'unknown' ? value.reason : 'f-string not evaluated');
+        text += renderPlain(value);
+      }
+    }
+    return str(text);
   }
 
   /** Evaluates list items, expanding `*xs` splats of known sequences. */
@@ -207,6 +235,8 @@ export class Interpreter {
           unknown(text, `\`${name}\` not found in ${value.scope.filePath ?? 'module'}`)
         );
       case 'object':
+        // NOTE: `obj.__dict__` shares the fields, so `self.__dict__.update(d)` (CfgNode) writes through.
+        if (name === '__dict__') return { kind: 'dict', entries: value.fields };
         return (
           value.fields.get(name) ??
           (value.cls ? this.classAttribute(value.cls, name, value) : undefined) ??
@@ -235,7 +265,11 @@ export class Interpreter {
   classAttribute(cls: ClassInfo, name: string, self?: Value): Value | undefined {
     for (const info of this.mro(cls)) {
       const method = info.methods.get(name);
-      if (method) return { kind: 'function', node: method, scope: info.scope, self, cls: info };
+      // NOTE: @staticmethod binds nothing; @classmethod binds the class (also when read from an instance).
+      const binding = info.methodKinds.get(name);
+      const bound =
+        binding === 'static' ? undefined : binding === 'class' ? { kind: 'class' as const, cls } : self;
+      if (method) return { kind: 'function', node: method, scope: info.scope, self: bound, cls: info };
       const field = info.fields.find((f) => f.name === name);
       if (field?.value) return this.evalExpr(field.value, new Env(info.scope));
     }

@@ -5,6 +5,8 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { CallArgs } from './calls';
 import { createContainer, isContainer } from './containers';
 import type { Interpreter } from './interpreter';
+import { callIntrospection } from './introspection';
+import { arangeValues, linspaceValues, tensorArithmetic, tensorMethod, valuedTensor } from './tensor-values';
 import { createLayer } from './layers';
 import { isLibraryConfig, libraryModel } from './library-models';
 import { ModuleInstance, makeParam } from './module-instance';
@@ -15,6 +17,7 @@ import {
   firstUnknown,
   iterate,
   num,
+  pyEquals,
   seq,
   str,
   truthy,
@@ -36,25 +39,64 @@ const TENSOR_FACTORIES = new Set([
   'linspace',
 ]);
 
+/** `torch.divide`, `torch.pow`, `torch.round`, `torch.diff`, ... on tensors whose values are known. */
+function valuedTorchCall(input: { name: string; args: CallArgs; text: string }): Value | undefined {
+  const { name, args, text } = input;
+  const [a, b] = args.positional;
+  if ((name === 'divide' || name === 'div') && a && b) return tensorArithmetic('/', a, b, text);
+  if (name === 'pow' && a && b) return tensorArithmetic('**', a, b, text);
+  if ((name === 'add' || name === 'mul' || name === 'sub') && a && b)
+    return tensorArithmetic({ add: '+', mul: '*', sub: '-' }[name], a, b, text);
+  if (a?.kind === 'tensor') return tensorMethod(name, a, text);
+  return undefined;
+}
+
+/** torch functions whose result has their first argument's shape. */
+const ELEMENTWISE = new Set('log exp abs neg sqrt sigmoid tanh clone clamp log1p expm1 sin cos'.split(' '));
+
 /** Calls the library function or class `name` (fully qualified). */
 export function callQualified(
   interp: Interpreter,
   input: { name: string; args: CallArgs; node: SyntaxNode },
 ): Value {
   const { name, args, node } = input;
-  if (name.startsWith('builtins.')) return callBuiltin({ name: name.slice(9), args, node });
+  if (name.startsWith('builtins.'))
+    return (
+      callIntrospection(interp, { name: name.slice(9), args, node }) ??
+      callBuiltin({ name: name.slice(9), args, node })
+    );
   if (name.startsWith('math.')) return callMath({ name: name.slice(5), args, node });
-  const torchNn = /^torch\.nn\.(?:modules\.\w+\.)?(\w+)$/.exec(name);
+  const torchNn = /^torch\.nn\.(?:modules\.\w+\.|parameter\.)?(\w+)$/.exec(name);
   if (torchNn) return callTorchNn(interp, { name: torchNn[1], args, node });
   const factory = /^torch\.(\w+)$/.exec(name);
   if (factory && TENSOR_FACTORIES.has(factory[1])) return tensorFactory({ name: factory[1], args, node });
-  // Shape-preserving functions of one tensor (attention masks: `torch.tril(torch.ones(T, T))`).
-  const same = /^torch\.(tril|triu|ones_like|zeros_like|clone)$/.exec(name);
-  const source = args.positional[0];
-  if (same && source?.kind === 'tensor') return { kind: 'tensor', shape: source.shape, text: node.text };
-  if (/^torch\.nn\.init\./.test(name) || /^(typing|warnings|logging)\./.test(name)) return NONE;
+  const first = args.positional[0];
+  if (factory && first?.kind === 'tensor' && first.data) {
+    const valued = valuedTorchCall({ name: factory[1], args, text: node.text });
+    if (valued) return valued;
+  }
+  if (factory && ELEMENTWISE.has(factory[1]) && first?.kind === 'tensor')
+    return { kind: 'tensor', shape: first.shape, text: node.text, reason: first.reason };
+  if (factory?.[1] === 'pow' && first?.kind === 'num' && args.positional[1]?.kind === 'tensor')
+    return (
+      valuedTorchCall({ name: 'pow', args, text: node.text }) ?? unknown(node, '`torch.pow` not evaluated')
+    );
+  if (/^(numpy|np)\.linspace$/.test(name))
+    return (
+      linspaceValues(args.positional.map(asNumber), node.text) ?? unknown(node, '`linspace` not evaluated')
+    );
+  if (name === 'copy.copy' && args.positional[0]) return shallowCopy(args.positional[0]);
   if (name === 'copy.deepcopy' && args.positional[0]) return deepCopy(args.positional[0]);
-  if (/^collections\.OrderedDict$/.test(name)) return callBuiltin({ name: 'dict', args, node });
+  if (name === 'functools.partial' && args.positional[0]) {
+    if (args.incomplete) return unknown(node, (args.incomplete as { reason: string }).reason);
+    const [callee, ...positional] = args.positional;
+    return { kind: 'partial', callee, positional, keywords: new Map(args.keywords) };
+  }
+  if (/^(collections|typing)\.(OrderedDict|defaultdict|DefaultDict|Dict)$/.test(name))
+    return callBuiltin({ name: 'dict', args, node });
+  if (/^typing\.List$/.test(name)) return callBuiltin({ name: 'list', args, node });
+  if (name === 'typing.cast' && args.positional[1]) return args.positional[1];
+  if (/^torch\.nn\.init\./.test(name) || /^(typing|warnings|logging)\./.test(name)) return NONE;
   if (name === 'types.SimpleNamespace')
     return { kind: 'object', className: 'SimpleNamespace', fields: new Map(args.keywords) };
   if (isLibraryConfig(name))
@@ -103,6 +145,8 @@ function tensorFactory(input: { name: string; args: CallArgs; node: SyntaxNode }
   const missing = firstUnknown(values);
   if (missing) return { kind: 'tensor', shape: null, text, reason: missing.reason };
   if (name === 'arange') {
+    const valued = arangeValues(values.map(asNumber), text);
+    if (valued) return valued;
     const [a, b, step] = values.map(asNumber);
     const count = b === undefined ? a : Math.ceil((b - (a ?? 0)) / (step ?? 1));
     return { kind: 'tensor', shape: count === undefined ? null : [count], text };
@@ -111,7 +155,16 @@ function tensorFactory(input: { name: string; args: CallArgs; node: SyntaxNode }
     const [n, m] = values.map(asNumber);
     return { kind: 'tensor', shape: n === undefined ? null : [n, m ?? n], text };
   }
-  if (name === 'tensor') return { kind: 'tensor', shape: literalShape(values[0]), text };
+  if (name === 'tensor') {
+    const items = values[0]?.kind === 'seq' ? values[0].items.map(asNumber) : undefined;
+    if (items && items.every((v) => v !== undefined))
+      return valuedTensor({
+        data: items as number[],
+        integral: (items as number[]).every(Number.isInteger),
+        text,
+      });
+    return { kind: 'tensor', shape: literalShape(values[0]), text };
+  }
   if (name === 'linspace')
     return {
       kind: 'tensor',
@@ -134,6 +187,15 @@ function literalShape(value: Value | undefined): number[] | null {
   if (value.kind !== 'seq') return null;
   const inner = value.items.length ? literalShape(value.items[0]) : [];
   return inner ? [value.items.length, ...inner] : null;
+}
+
+/** `copy.copy`: a new container or config object with the same items (modules are deep-copied: their parameters would be shared, which we do not model). */
+function shallowCopy(value: Value): Value {
+  if (value.kind === 'object') return { ...value, fields: new Map(value.fields) };
+  if (value.kind === 'dict') return { kind: 'dict', entries: new Map(value.entries) };
+  if (value.kind === 'seq') return seq([...value.items], value.tuple);
+  if (value.kind === 'module') return unknown(value.module.typeName, '`copy.copy` of a module not evaluated');
+  return value;
 }
 
 /** A deep copy: a module gets fresh parameters (as `copy.deepcopy` does), shared ones stay shared within it. */
@@ -244,6 +306,19 @@ function callBuiltin(input: { name: string; args: CallArgs; node: SyntaxNode }):
         return unknown(node, first?.kind === 'unknown' ? first.reason : '`sum` not evaluated');
       return num((values as number[]).reduce((a, b) => a + b, asNumber(second) ?? 0));
     }
+    case 'set':
+    case 'frozenset': {
+      // NOTE: first-seen order; code reads len() and membership, not a set's iteration order.
+      const items = first ? iterate(first) : [];
+      if (!items) return unknown(node, first?.kind === 'unknown' ? first.reason : '`set` not evaluated');
+      const kept: Value[] = [];
+      for (const item of items) {
+        const same = kept.map((k) => pyEquals(k, item));
+        if (same.includes(undefined)) return unknown(node, '`set` items not comparable');
+        if (!same.includes(true)) kept.push(item);
+      }
+      return seq(kept);
+    }
     case 'list':
     case 'tuple':
     case 'sorted':
@@ -291,20 +366,6 @@ function callBuiltin(input: { name: string; args: CallArgs; node: SyntaxNode }):
         : first?.kind === 'num'
           ? str(String(first.value))
           : unknown(node, '`str` not evaluated');
-    case 'getattr': {
-      const attr = second?.kind === 'str' ? second.value : undefined;
-      const fallback = args.positional[2];
-      if (first?.kind === 'object' && attr)
-        return first.fields.get(attr) ?? fallback ?? unknown(node, `\`${attr}\` unknown`);
-      if (first?.kind === 'dict' && attr)
-        return first.entries.get(attr) ?? fallback ?? unknown(node, `\`${attr}\` unknown`);
-      return unknown(node, missing?.reason ?? '`getattr` not evaluated');
-    }
-    case 'hasattr':
-      if (first?.kind === 'object' && second?.kind === 'str') return bool(first.fields.has(second.value));
-      return unknown(node, '`hasattr` not evaluated');
-    case 'isinstance':
-      return unknown(node, '`isinstance` not evaluated');
     case 'any':
     case 'all': {
       const items = first ? iterate(first)?.map(truthy) : undefined;

@@ -81,8 +81,10 @@ export interface ParamTotals {
   known: number;
   trainable: number;
   buffers: number;
-  /** Parts that could not be counted; empty when `known` is exact. */
+  /** Parts that could not be counted (each distinct part once); empty when `known` is exact. */
   unknowns: UnknownPart[];
+  /** Parts whose buffer size is unknown while the parameter count stays exact. */
+  bufferUnknowns: UnknownPart[];
   /** The single direct module (a leaf layer or a user module's own parameters) with the most parameters. */
   largestLayer: { path: string; params: number } | null;
 }
@@ -108,7 +110,17 @@ export function forEachModule(
 export function countParams(root: ModuleInstance): ParamTotals {
   const seenParams = new Set<Param>();
   const seenBuffers = new Set<Buffer>();
-  const totals: ParamTotals = { known: 0, trainable: 0, buffers: 0, unknowns: [], largestLayer: null };
+  const totals: ParamTotals = {
+    known: 0,
+    trainable: 0,
+    buffers: 0,
+    unknowns: [],
+    bufferUnknowns: [],
+    largestLayer: null,
+  };
+  // NOTE: the same source line builds many modules (a block class repeated 12 times): each
+  // distinct part is reported once.
+  const seenParts = new Set<string>();
   forEachModule(root, (module, path) => {
     let own = 0;
     for (const param of module.params.values()) {
@@ -124,7 +136,12 @@ export function countParams(root: ModuleInstance): ParamTotals {
       seenBuffers.add(buffer);
       totals.buffers += buffer.numel;
     }
-    totals.unknowns.push(...module.unknowns.filter((u) => !u.bufferOnly));
+    for (const part of module.unknowns) {
+      const key = `${part.text}\u0000${part.reason}\u0000${part.line ?? ''}\u0000${part.bufferOnly ?? false}`;
+      if (seenParts.has(key)) continue;
+      seenParts.add(key);
+      (part.bufferOnly ? totals.bufferUnknowns : totals.unknowns).push(part);
+    }
     if (module.library) own = module.library.largestLayerParams;
     if (own > 0 && (!totals.largestLayer || own > totals.largestLayer.params)) {
       totals.largestLayer = { path: path || '(root)', params: own };
@@ -150,4 +167,31 @@ export function numelOf(shape: readonly number[]): number {
 /** A parameter of a known shape. */
 export function makeParam(shape: number[], trainable = true): Param {
   return { shape, numel: numelOf(shape), trainable };
+}
+
+/**
+ * One line per distinct cause: parts with the same reason share a line naming up to two of
+ * them; buffer-only causes say that the parameter count is not affected.
+ */
+export function describeCauses(input: { unknowns: UnknownPart[]; bufferUnknowns: UnknownPart[] }): string[] {
+  const lines: string[] = [];
+  const group = (parts: UnknownPart[], suffix: string) => {
+    const byReason = new Map<string, string[]>();
+    for (const part of parts) {
+      const texts = byReason.get(part.reason) ?? [];
+      if (!texts.includes(part.text)) texts.push(part.text);
+      byReason.set(part.reason, texts);
+    }
+    for (const [reason, texts] of byReason) {
+      const named = texts
+        .slice(0, 2)
+        .map((t) => `\`${t.replace(/`/g, '')}\``)
+        .join(', ');
+      const more = texts.length > 2 ? ` and ${texts.length - 2} more` : '';
+      lines.push(`${reason}: ${named}${more}${suffix}`);
+    }
+  };
+  group(input.unknowns, '');
+  group(input.bufferUnknowns, ' (buffers only; the parameter count is exact)');
+  return lines;
 }

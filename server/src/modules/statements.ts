@@ -3,6 +3,7 @@
 // or loop whose condition is unknown is not guessed: what it would set becomes unknown.
 import type { SyntaxNode } from '../parse/syntax';
 import { bindTarget, reasonOf, type Env, type Interpreter } from './interpreter';
+import { containerMethod } from './containers';
 import type { ModuleInstance } from './module-instance';
 import { NONE, binaryOp, firstUnknown, iterate, shortText, truthy, unknown, type Value } from './values';
 import { fieldOf } from '../analysis/syntax-helpers';
@@ -48,6 +49,9 @@ function execStatement(interp: Interpreter, input: { statement: SyntaxNode; env:
       return execFor(interp, { node: statement, env });
     case 'while_statement':
       return execWhile(interp, { node: statement, env });
+    case 'delete_statement':
+      for (const target of statement.children) execDelete(interp, { target, env });
+      return undefined;
     case 'with_statement':
     case 'try_statement': {
       const body = fieldOf(statement, 'body');
@@ -90,6 +94,17 @@ function execAugmented(interp: Interpreter, input: { node: SyntaxNode; env: Env 
   const current = interp.evalExpr(left, env);
   const delta = interp.evalExpr(right, env);
   const op = (node.operator ?? '').replace(/=$/, '');
+  // `self.layers += [...]` on a ModuleList/Sequential extends it in place.
+  if (op === '+' && current.kind === 'module' && current.module.containerKind === 'list') {
+    containerMethod(interp, {
+      module: current.module,
+      self: current,
+      name: 'extend',
+      args: { positional: [delta], keywords: new Map() },
+      node,
+    });
+    return;
+  }
   const missing = firstUnknown([current, delta]);
   const value = missing
     ? unknown(node, missing.reason)
@@ -105,7 +120,7 @@ export function assign(
   const { target, value, env, valueNode } = input;
   if (target.type === 'attribute') {
     const object = interp.evalExpr(fieldOf(target, 'object')!, env);
-    setAttribute({ object, name: fieldOf(target, 'attribute')?.text ?? '', value, valueNode });
+    assignAttribute({ object, name: fieldOf(target, 'attribute')?.text ?? '', value, valueNode });
   } else if (target.type === 'subscript') {
     const container = interp.evalExpr(fieldOf(target, 'value')!, env);
     const key = interp.evalExpr(fieldOf(target, 'subscript')!, env);
@@ -115,21 +130,41 @@ export function assign(
   }
 }
 
-/** Whether an expression may build a module or parameter (it calls something CamelCase). */
+/** Builtins whose result is never a module or parameter. */
+const PLAIN_RESULT = /^(int|float|round|abs|len|min|max|sum|bool|str|hasattr|isinstance|callable|math\.\w+)$/;
+
+/**
+ * Whether an unknown expression may hold a module or parameter: names, attributes, subscripts
+ * and calls may; arithmetic, comparisons and numeric builtins may not.
+ */
 function mayBuildModule(node: SyntaxNode): boolean {
-  const stack = [node];
-  while (stack.length) {
-    const current = stack.pop()!;
-    if (current.type === 'call') {
-      const callee = fieldOf(current, 'function')?.text ?? '';
-      if (/(^|\.)[A-Z]\w*$/.test(callee)) return true;
-    }
-    stack.push(...current.children);
+  switch (node.type) {
+    case 'identifier':
+    case 'attribute':
+    case 'subscript':
+      return true;
+    case 'call':
+      return !PLAIN_RESULT.test(fieldOf(node, 'function')?.text ?? '');
+    case 'conditional_expression':
+    case 'boolean_operator':
+    case 'parenthesized_expression':
+    case 'list':
+    case 'tuple':
+    case 'list_comprehension':
+    case 'generator_expression':
+      return node.children.some(mayBuildModule);
+    default:
+      return false;
   }
-  return false;
 }
 
-function setAttribute(input: { object: Value; name: string; value: Value; valueNode: SyntaxNode }): void {
+/** `object.name = value` (also `setattr(object, "name", value)`): fields, flags and module registration. */
+export function assignAttribute(input: {
+  object: Value;
+  name: string;
+  value: Value;
+  valueNode: SyntaxNode;
+}): void {
   const { object, name, value, valueNode } = input;
   if (object.kind === 'object') return void object.fields.set(name, value);
   if (object.kind === 'param') {
@@ -185,25 +220,46 @@ function setItem(input: { container: Value; key: Value; value: Value; valueNode:
   }
 }
 
+/** Methods that change their receiver (lists, dicts, modules). */
+const MUTATORS =
+  /^(append|extend|insert|add_module|register_\w+|update|setdefault|pop|remove|clear|__setitem__)$/;
+
+/** The name at the root of `a.b[c].d`, if any. */
+function rootName(node: SyntaxNode): string | undefined {
+  let current: SyntaxNode | undefined = node;
+  while (current && (current.type === 'attribute' || current.type === 'subscript'))
+    current = fieldOf(current, current.type === 'attribute' ? 'object' : 'value');
+  return current?.type === 'identifier' ? current.text : undefined;
+}
+
 /** Records that a statement whose condition or iterable is unknown might set things. */
 function markUnknown(input: { node: SyntaxNode; header: string; reason: string; env: Env }): void {
   const { node, header, reason, env } = input;
   const self = env.get('self');
   const stack = [node];
   let touchesSelf = false;
+  // A local the skipped code may change: a module it holds gets an unknown part, anything else becomes unknown.
+  const taint = (target: SyntaxNode) => {
+    const root = rootName(target);
+    if (!root || root === 'self') return void (touchesSelf = touchesSelf || root === 'self');
+    const held = env.get(root);
+    if (held?.kind === 'module')
+      held.module.unknowns.push({ text: shortText(header), reason, line: node.start.line });
+    else if (held !== undefined || target.type === 'identifier') env.set(root, unknown(root, reason));
+  };
   while (stack.length) {
     const current = stack.pop()!;
     if (current.type === 'assignment' || current.type === 'augmented_assignment') {
       const left = fieldOf(current, 'left');
-      if (left?.type === 'identifier') env.set(left.text, unknown(left, reason));
-      else if (left && /^self\b/.test(left.text)) touchesSelf = true;
-    } else if (
-      current.type === 'call' &&
-      /^self\b.*\.(append|extend|insert|add_module|register_\w+|update)$/.test(
-        fieldOf(current, 'function')?.text ?? '',
-      )
-    ) {
-      touchesSelf = true;
+      if (left?.type === 'pattern_list' || left?.type === 'tuple_pattern') left.children.forEach(taint);
+      else if (left) taint(left);
+    } else if (current.type === 'delete_statement') {
+      current.children.forEach(taint);
+    } else if (current.type === 'call') {
+      const callee = fieldOf(current, 'function');
+      const object = callee?.type === 'attribute' ? fieldOf(callee, 'object') : undefined;
+      if (object && MUTATORS.test(fieldOf(callee!, 'attribute')?.text ?? '')) taint(object);
+      if (callee?.text === 'setattr') touchesSelf = true;
     }
     stack.push(...current.children);
   }
@@ -282,4 +338,35 @@ function execWhile(interp: Interpreter, input: { node: SyntaxNode; env: Env }): 
     if (signal?.type === 'return') return signal;
   }
   return undefined;
+}
+
+/** `del d[key]`, `del self.x`, `del name`. */
+function execDelete(interp: Interpreter, input: { target: SyntaxNode; env: Env }): void {
+  const { target, env } = input;
+  if (target.type === 'expression_list')
+    return target.children.forEach((t) => execDelete(interp, { target: t, env }));
+  if (target.type === 'identifier') return void env.vars.delete(target.text);
+  if (target.type === 'subscript') {
+    const container = interp.evalExpr(fieldOf(target, 'value')!, env);
+    const key = interp.evalExpr(fieldOf(target, 'subscript')!, env);
+    const keyText = key.kind === 'str' || key.kind === 'num' ? String(key.value) : undefined;
+    if (container.kind === 'dict' && keyText !== undefined) container.entries.delete(keyText);
+    else if (container.kind === 'module' && keyText !== undefined) {
+      container.module.children.delete(keyText);
+      container.module.params.delete(keyText);
+    } else if (container.kind === 'module' || (container.kind !== 'dict' && container.kind !== 'seq'))
+      markUnknown({ node: target, header: `del ${target.text}`, reason: 'deleted key not evaluated', env });
+    else if (container.kind === 'seq' && key.kind === 'num') container.items.splice(key.value, 1);
+    return;
+  }
+  if (target.type === 'attribute') {
+    const object = interp.evalExpr(fieldOf(target, 'object')!, env);
+    const name = fieldOf(target, 'attribute')?.text ?? '';
+    if (object.kind === 'module') {
+      object.module.children.delete(name);
+      object.module.params.delete(name);
+      object.module.buffers.delete(name);
+      object.module.attrs.delete(name);
+    } else if (object.kind === 'object') object.fields.delete(name);
+  }
 }

@@ -4,6 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { ClassInfo, FileScope } from './classes';
 import type { ModuleInstance, Param } from './module-instance';
+import { tensorArithmetic } from './tensor-values';
 
 /** A value that could not be evaluated: the expression and why (e.g. "`vocab` unknown"). */
 export interface UnknownValue {
@@ -18,6 +19,11 @@ export interface TensorValue {
   shape: number[] | null;
   text: string;
   reason?: string;
+  /** The values of a small 1-D tensor when known (tensor-values.ts). */
+  data?: number[];
+  /** int64 values (else float32, or float64 for numpy arrays). */
+  integral?: boolean;
+  float64?: boolean;
 }
 
 /** A user function or method (bound to `self` when taken from an instance). */
@@ -48,7 +54,16 @@ export type Value =
   | { kind: 'module'; module: ModuleInstance }
   | { kind: 'param'; param: Param }
   | TensorValue
+  | PartialValue
   | UnknownValue;
+
+/** `functools.partial(callee, *args, **keywords)`: calling it prepends and merges the arguments. */
+export interface PartialValue {
+  kind: 'partial';
+  callee: Value;
+  positional: Value[];
+  keywords: Map<string, Value>;
+}
 
 export const NONE: Value = { kind: 'none' };
 export const num = (value: number): Value => ({ kind: 'num', value });
@@ -139,6 +154,10 @@ export function pyEquals(a: Value, b: Value): boolean | undefined {
     return all;
   }
   if (a.kind === 'module' && b.kind === 'module') return a.module === b.module;
+  // Known plain values of different types are never equal (`64 == "M"` is False).
+  const plain = ['num', 'bool', 'str', 'seq', 'dict'];
+  if (plain.includes(a.kind) && plain.includes(b.kind) && (an === undefined || bn === undefined))
+    return false;
   return undefined;
 }
 
@@ -153,7 +172,51 @@ export function binaryOp(op: string, left: Value, right: Value): Value | undefin
   if (op === '*' && left.kind === 'seq' && r !== undefined) return seq(repeat(left.items, r), left.tuple);
   if (op === '*' && right.kind === 'seq' && l !== undefined) return seq(repeat(right.items, l), right.tuple);
   if (op === '*' && left.kind === 'str' && r !== undefined) return str(left.value.repeat(Math.max(0, r)));
+  if (op === '%' && left.kind === 'str') return percentFormat(left.value, right);
+  const valued = tensorArithmetic(op, left, right, 'tensor');
+  if (valued) return valued;
+  const tensor = left.kind === 'tensor' ? left : right.kind === 'tensor' ? right : undefined;
+  if (tensor && (l !== undefined || r !== undefined || left.kind === right.kind))
+    return elementwise(tensor, left.kind === 'tensor' && right.kind === 'tensor' ? right : undefined);
   return undefined;
+}
+
+/** The result of an elementwise op on tensors: the shape when both sides agree (or one is a scalar). */
+function elementwise(a: Extract<Value, { kind: 'tensor' }>, b?: Extract<Value, { kind: 'tensor' }>): Value {
+  const same = !b || (a.shape && b.shape && a.shape.join() === b.shape.join());
+  return {
+    kind: 'tensor',
+    shape: same ? a.shape : null,
+    text: a.text,
+    reason: same ? a.reason : 'broadcast shape',
+  };
+}
+
+/** `"layer%d" % i`, `"%s_%s" % (a, b)`: %d, %i, %s, %r and %% with known values. */
+function percentFormat(format: string, right: Value): Value | undefined {
+  const values = right.kind === 'seq' && right.tuple ? [...right.items] : [right];
+  let failed = false;
+  const text = format.replace(/%([disr%])/g, (_, code: string) => {
+    if (code === '%') return '%';
+    const value = values.shift();
+    if (!value || (value.kind !== 'num' && value.kind !== 'str' && value.kind !== 'bool')) {
+      failed = true;
+      return '';
+    }
+    if (code === 'd' || code === 'i')
+      return String(Math.trunc(Number(value.kind === 'bool' ? +value.value : value.value)));
+    return code === 'r' && value.kind === 'str' ? `'${value.value}'` : renderPlain(value);
+  });
+  return failed || /%[^disr%]/.test(format) ? undefined : str(text);
+}
+
+/** `str(value)` for numbers, strings and booleans. */
+export function renderPlain(value: Value): string {
+  if (value.kind === 'bool') return value.value ? 'True' : 'False';
+  if (value.kind === 'str') return value.value;
+  if (value.kind === 'num') return String(value.value);
+  if (value.kind === 'none') return 'None';
+  return renderValue(value);
 }
 
 function repeat(items: Value[], times: number): Value[] {

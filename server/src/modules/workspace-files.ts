@@ -27,6 +27,8 @@ export interface WorkspaceFilesOptions {
   maxFilesPerRequest?: number;
   /** Most files followed from the first one through imports; default 4. */
   maxDepth?: number;
+  /** Library packages whose source is read from the roots anyway (e.g. `torchvision` in site-packages). */
+  sourcePackages?: string[];
 }
 
 /** Top-level packages that are libraries, never looked up in the workspace. */
@@ -78,6 +80,7 @@ export class WorkspaceFiles {
   private readonly readFile: (path: string) => string | undefined;
   private readonly maxFiles: number;
   readonly maxDepth: number;
+  private readonly sourcePackages: Set<string>;
   /** Path → parsed file, or null when the file does not exist or could not be parsed. */
   private readonly cache = new Map<string, ParsedFile | null>();
   private readsThisRequest = 0;
@@ -90,6 +93,7 @@ export class WorkspaceFiles {
     this.readFile = options.readFile ?? defaultReadFile;
     this.maxFiles = options.maxFilesPerRequest ?? 32;
     this.maxDepth = options.maxDepth ?? 4;
+    this.sourcePackages = new Set(options.sourcePackages ?? []);
   }
 
   /** Starts a request: resets the per-request read budget and depths. */
@@ -134,7 +138,8 @@ export class WorkspaceFiles {
       for (let i = 1; i < dots; i++) base = dirname(base);
       bases = [base];
     } else {
-      if (!parts.length || LIBRARY_HEADS.has(parts[0])) return undefined;
+      if (!parts.length || (LIBRARY_HEADS.has(parts[0]) && !this.sourcePackages.has(parts[0])))
+        return undefined;
       bases = this.roots;
       if (fromFile && !bases.includes(dirname(resolvePath(fromFile))))
         bases = [...bases, dirname(resolvePath(fromFile))];

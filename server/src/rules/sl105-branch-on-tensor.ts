@@ -2,29 +2,45 @@
 // `a if t else b`, `t and x`, `not t`) — each truth test is a `bool(t)`, a sync.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, unwrap } from '../analysis/syntax-helpers';
-import { displayName, isDeviceTensor, lastAssignedValue, syncCost } from './sync-helpers';
+import { isDeviceTensor, lastAssignedValue } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl105Text } from './messages/sl1';
 
 /**
+ * Python control flow on a tensor value calls `bool(t)`: a sync.
+ *
  * ## What it does
- * Flags a tensor-valued truth test: the condition of `if`/`elif`/`while`, an `assert`,
- * a conditional expression, the operands of `and`/`or`/`not`. Comparisons of plain numbers
- * (`if step > warmup:`) and `is None` tests are not tensors and are never flagged.
+ * Flags Python control flow on a tensor value: the condition of `if`/`elif`/`while`, an `assert`,
+ * a conditional expression, and operands of `and`/`or`/`not` — `if loss > best:`, `if
+ * torch.isnan(loss):`, `assert (x >= 0).all()`. Comparisons of numbers (`if step > warmup:`), `is
+ * None` tests and `torch.cuda.is_available()` are never flagged.
  *
  * ## Why is this bad?
- * Python must know the value to pick a branch, so it calls `bool(t)`: the CPU waits for every
- * queued kernel (`torch.cuda.set_sync_debug_mode("warn")` reports it).
+ * Python calls `bool(t)` to choose the branch, a sync reported by `set_sync_debug_mode`. A
+ * host–device sync makes the CPU wait until every kernel already queued on the GPU has finished;
+ * then the GPU sits idle while Python runs and launches the next kernels. CUDA work is
+ * asynchronous (PyTorch docs, *CUDA semantics — Asynchronous execution*), so for a step whose
+ * kernels take milliseconds, the host waits that whole queue every step and the launch latency of
+ * the next step (tens of microseconds per kernel, hundreds of kernels) becomes GPU idle time.
+ * `torch.cuda.set_sync_debug_mode("warn")` reports these syncs (PyTorch docs,
+ * *torch.cuda.set_sync_debug_mode*; the list of ops it reports was measured with PyTorch 2.11 on
+ * an H100).
  *
  * ## Example
  * ```python
  * if torch.isnan(loss):
- *     raise RuntimeError("nan")
+ *     raise RuntimeError("loss is nan")
  * ```
  *
  * ## Use instead
- * Branch on the device (`torch.where`), check once per log interval, or use
- * `torch._assert_async` for assertions.
+ * ```python
+ * torch._assert_async(~torch.isnan(loss))   # checked on the device
+ * # or check inside `if step % log_interval == 0:`
+ * ```
+ *
+ * ## Quick fix
+ * None: the safe change depends on what the value is used for.
  */
 export const sl105: Rule = {
   code: 'SL105',
@@ -40,10 +56,7 @@ export const sl105: Rule = {
         seen.add(tested);
         report({
           node: tested,
-          message:
-            `${where} tests ${displayName(tested)}, a tensor: Python calls \`bool()\` on it and the CPU waits ` +
-            `for every queued kernel. ${syncCost(model, tested)} Keep the decision on the device ` +
-            `(\`torch.where\`, masking) or check it once per log interval.`,
+          ...sl105Text({ model, node: tested, where }),
         });
       }
     };

@@ -5,24 +5,28 @@ import { fieldOf, methodCall, walk } from '../analysis/syntax-helpers';
 import { builtinCall, hostCopy } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl110Text } from './messages/sl1';
 
 const READERS = new Set(['print', 'float', 'int', 'bool', 'str', 'repr', 'format']);
 /** Calls after which the copy has landed (the host waited on the stream or device). */
 const SYNCS = /^(synchronize|item|tolist)$/;
 
 /**
+ * A non-blocking device→host copy is read before any synchronisation: the values may be garbage.
+ *
  * ## What it does
- * Flags a read of a non-blocking device→host copy (`y = x.to("cpu", non_blocking=True)` or
- * `x.cpu(non_blocking=True)`) before anything waits for it: `.numpy()`, `.item()`,
- * `.tolist()`, indexing, arithmetic, comparisons, `print`, `float()`, f-strings. A
- * `torch.cuda.synchronize()`, `event.synchronize()`, `stream.synchronize()` or a syncing
- * `.item()` between the copy and the read clears it. Fixed severity `warning` in every role
- * (setup included): the result is wrong data, not a cost, so how often it runs does not matter.
+ * Flags a read of a non-blocking device→host copy (`y = x.to("cpu", non_blocking=True)`,
+ * `x.cpu(non_blocking=True)`) before anything waits for it: `.numpy()`, `.item()`, `.tolist()`,
+ * indexing, arithmetic, comparisons, `print`, `float()`, f-strings. A `torch.cuda.synchronize()`,
+ * `event.synchronize()`, `stream.synchronize()` or `.item()` in between clears it. Fixed severity
+ * **warning** in every role, setup included: the result is wrong data, not a cost, so how often it
+ * runs does not matter.
  *
  * ## Why is this bad?
- * A non-blocking copy to the host returns at once, into pinned memory, while the GPU may
- * still be writing it; the host reads whatever is there (PyTorch tutorial "A guide on good
- * usage of non_blocking and pin_memory()"). `torch.cuda.set_sync_debug_mode` does not see it.
+ * A non-blocking copy to the host returns at once into pinned memory while the GPU may still be
+ * writing it; the host then reads stale or garbage values (PyTorch tutorial *A guide on good usage
+ * of non_blocking and pin_memory()*). `set_sync_debug_mode` does not report it because nothing
+ * synchronised.
  *
  * ## Example
  * ```python
@@ -31,8 +35,16 @@ const SYNCS = /^(synchronize|item|tolist)$/;
  * ```
  *
  * ## Use instead
- * Record an event after the copy and call `event.synchronize()` before reading, or make the
- * copy blocking.
+ * ```python
+ * preds = logits.argmax(-1).to("cpu", non_blocking=True)
+ * done = torch.cuda.Event(); done.record()
+ * ...  # other host work overlaps the copy
+ * done.synchronize()
+ * print(preds.numpy())
+ * ```
+ *
+ * ## Quick fix
+ * None: the safe change depends on what the value is used for.
  */
 export const sl110: Rule = {
   code: 'SL110',
@@ -47,11 +59,7 @@ export const sl110: Rule = {
       for (const read of unsyncedReads(model, call)) {
         report({
           node: read,
-          message:
-            `\`${read.text.length <= 40 ? read.text : 'This value'}\` reads a non-blocking copy to the host ` +
-            `(line ${call.start.line + 1}) before anything waits for it: the GPU may still be writing it, so ` +
-            `the values can be stale or garbage. Record a \`torch.cuda.Event\` after the copy and call ` +
-            `\`event.synchronize()\` before reading, or drop \`non_blocking=True\`.`,
+          ...sl110Text({ read, copyLine: call.start.line + 1 }),
         });
       }
     }

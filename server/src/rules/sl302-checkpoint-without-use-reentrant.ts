@@ -3,21 +3,25 @@
 import { fieldOf, hasSplat, keywordArg } from '../analysis/syntax-helpers';
 import type { Fix, Rule } from './types';
 import type { SyntaxNode } from '../parse/syntax';
+import { sl302Text } from './messages/sl2-sl3';
 
 const CHECKPOINT = /^torch\.utils\.checkpoint\.(checkpoint|checkpoint_sequential)$/;
 
 /**
+ * `checkpoint(...)` without an explicit `use_reentrant=`: deprecated default, silent grad loss.
+ *
  * ## What it does
- * Flags calls to `torch.utils.checkpoint.checkpoint` and `checkpoint_sequential` that do
- * not pass `use_reentrant=` explicitly.
+ * Flags calls to `torch.utils.checkpoint.checkpoint` and `checkpoint_sequential` (under any import
+ * spelling) that do not pass `use_reentrant=` explicitly. Calls with `**kwargs` are skipped.
  *
  * ## Why is this bad?
- * Since PyTorch 2.1 omitting it emits a warning, and the docs say it will become an error
- * (the default is moving to `use_reentrant=False`). The implicit default today is the
- * reentrant variant, which computes no gradients for the checkpointed parameters when no
- * tensor input requires grad (for example the first block fed from an embedding under a
- * frozen input), does not support `torch.autograd.grad` or keyword arguments, and ignores
- * `set_grad_enabled` inside the function.
+ * Since PyTorch 2.1, omitting `use_reentrant` emits a warning and the documentation says it will
+ * become an error; the recommended value is `False` (PyTorch docs, `torch.utils.checkpoint`). The
+ * implicit default is still the reentrant variant, which:
+ * - computes no gradients for the parameters inside the checkpointed function when none of its
+ *   tensor inputs requires grad (for example when the input comes from a frozen embedding):
+ *   training silently stops updating those blocks;
+ * - does not support `torch.autograd.grad`, keyword arguments, or tensors nested in structures.
  *
  * ## Example
  * ```python
@@ -28,6 +32,9 @@ const CHECKPOINT = /^torch\.utils\.checkpoint\.(checkpoint|checkpoint_sequential
  * ```python
  * x = checkpoint(block, x, use_reentrant=False)
  * ```
+ *
+ * ## Quick fix
+ * Add `use_reentrant=False`.
  */
 export const sl302: Rule = {
   code: 'SL302',
@@ -42,10 +49,7 @@ export const sl302: Rule = {
       if (keywordArg(call, 'use_reentrant') || hasSplat(call)) continue;
       report({
         node: call,
-        message:
-          '`checkpoint` without `use_reentrant=`: PyTorch warns (and will raise) and the implicit reentrant ' +
-          'variant computes no parameter gradients when no input requires grad. Pass `use_reentrant=False` ' +
-          '(the recommended variant).',
+        ...sl302Text(),
         fixes: addKeywordFix(call),
       });
     }

@@ -4,20 +4,24 @@ import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, methodCall } from '../analysis/syntax-helpers';
 import { scopeOf } from '../analysis/reaching-definitions';
 import type { Rule } from './types';
+import { sl303Text } from './messages/sl2-sl3';
 
 /**
+ * `use_cache=True` with Hugging Face gradient checkpointing: incompatible, the cache is wasted
+ * memory.
+ *
  * ## What it does
- * In a file that calls `model.gradient_checkpointing_enable()` (or passes
- * `gradient_checkpointing=True` to `TrainingArguments`), flags `use_cache=True` passed to
- * `from_pretrained` or a forward call, and `model.config.use_cache = True`. Generation
- * calls (`generate(...)`) are not flagged: caching is right there.
+ * In a function (or module top level) that enables Hugging Face gradient checkpointing
+ * (`model.gradient_checkpointing_enable()` or `gradient_checkpointing=True`), flags
+ * `use_cache=True` passed to `from_pretrained` or a forward call, and `model.config.use_cache =
+ * True`. `generate(..., use_cache=True)` is not flagged: caching is right for generation.
  *
  * ## Why is this bad?
- * A training forward with a KV cache keeps every layer's keys and values, 2·b·s·h values
- * per layer (268 MB per layer in bf16 for b = 8, s = 2048, h = 4096; 8.6 GB for 32 layers),
- * memory that checkpointing is trying not to keep. Transformers detects the combination in training, logs
- * "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`"
- * and overrides it; custom or older models keep the cache.
+ * A training forward with a KV cache keeps every layer's keys and values: 2·b·s·h values per
+ * layer, 268 MB per layer in bf16 for b = 8, s = 2048, h = 4096 (8.6 GB for 32 layers) — the
+ * memory checkpointing is trying not to keep. Transformers detects the combination in training,
+ * logs "`use_cache=True` is incompatible with gradient checkpointing. Setting `use_cache=False`"
+ * and overrides it (transformers `modeling_*` forward); custom models keep the cache.
  *
  * ## Example
  * ```python
@@ -30,6 +34,9 @@ import type { Rule } from './types';
  * model = AutoModelForCausalLM.from_pretrained(name, use_cache=False)
  * model.gradient_checkpointing_enable()
  * ```
+ *
+ * ## Quick fix
+ * `use_cache=False`.
  */
 export const sl303: Rule = {
   code: 'SL303',
@@ -49,15 +56,12 @@ export const sl303: Rule = {
     const scopes = new Set(enablers.map((call) => scopeOf(call)));
     const inScope = (node: SyntaxNode) =>
       scopes.has(scopeOf(node)) || [...scopes].some((s) => s.type === 'module');
-    const message =
-      '`use_cache=True` while gradient checkpointing is enabled: in training the KV cache keeps every ' +
-      "layer's keys and values, the memory checkpointing is meant to save (Transformers overrides it with a " +
-      'warning; other models keep it). Set `use_cache=False` for training.';
+    const text = sl303Text();
     const flag = (node: SyntaxNode, value: SyntaxNode) =>
       report({
         node,
         range: { start: value.start, end: value.end },
-        message,
+        ...text,
         fixes: [
           {
             title: 'Use `use_cache=False`',

@@ -5,23 +5,31 @@ import { fieldOf, unwrap } from '../analysis/syntax-helpers';
 import type { FileModel } from '../analysis/file-model';
 import { carriedAcross, carriesGraph, hotLoopOf } from './memory-helpers';
 import type { Fix, Rule } from './types';
+import { sl304Text } from './messages/sl2-sl3';
 
 /**
+ * A loss accumulated across steps without `.detach()` keeps every step’s graph alive.
+ *
  * ## What it does
- * Flags `total += loss` (or `total = total + loss`) in a training loop when `total` is
- * bound before the loop and `loss` is a tensor with an autograd graph computed in the loop
- * (a model or loss call, not `.detach()`ed or `.item()`ed, not under `torch.no_grad()`).
+ * Flags `total += loss` and `total = total + loss` inside a training loop when `total` is bound
+ * before the loop and never reset inside it, and `loss` is a tensor with an autograd graph created
+ * in the same loop: the result of a model or loss call (or arithmetic on one), not `.detach()`ed,
+ * `.item()`ed, `float()`ed or computed under `torch.no_grad()`. It stays silent on `loss = loss /
+ * grad_accum_steps`, on `loss += aux_loss` within one step (the accumulator is created inside the
+ * loop), on `total += loss.item()` / `loss.detach()`, and in eval loops.
  *
  * ## Why is this bad?
- * `total` becomes a tensor whose graph links to every step's loss, so nothing that graph
- * references can be freed: memory grows every step until the job runs out of memory (the
- * PyTorch FAQ, "My model reports cuda runtime error(2): out of memory").
+ * `total` becomes a tensor whose graph references every step's loss, so none of those graphs can
+ * be freed: memory grows every step until the job runs out of memory. This is the first item of
+ * the PyTorch FAQ ("My model reports cuda runtime error(2): out of memory" — "Don't accumulate
+ * history across your training loop"). Before `backward()` each graph holds the step's saved
+ * activations (gigabytes); after it, the graph nodes still pile up.
  *
  * ## Example
  * ```python
  * total_loss = 0.0
  * for x, y in loader:
- *     loss = criterion(model(x), y)
+ *     loss = F.cross_entropy(model(x), y)
  *     loss.backward()
  *     optimizer.step()
  *     total_loss += loss
@@ -29,8 +37,13 @@ import type { Fix, Rule } from './types';
  *
  * ## Use instead
  * ```python
- *     total_loss += loss.detach()   # stays on the device, no sync
+ *     total_loss += loss.detach()   # stays on the device: no host sync
  * ```
+ * `loss.item()` also works but waits for the GPU every step (see SL101): prefer `detach()` and
+ * call `.item()` when logging.
+ *
+ * ## Quick fix
+ * Accumulate `loss.detach()`.
  */
 export const sl304: Rule = {
   code: 'SL304',
@@ -56,10 +69,7 @@ export const sl304: Rule = {
       if (!carried) continue;
       report({
         node: statement,
-        message:
-          `\`${found.name}\` accumulates \`${short(found.value)}\`, a tensor that still holds its autograd graph: ` +
-          `every step's graph stays reachable from \`${found.name}\`, so memory grows each step until out-of-memory. ` +
-          `Accumulate \`${short(found.value)}.detach()\` (stays on the device; call \`.item()\` only when logging).`,
+        ...sl304Text({ name: found.name, value: short(found.value) }),
         fixes: detachFix(model, found.value),
       });
     }

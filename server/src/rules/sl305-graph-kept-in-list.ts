@@ -5,23 +5,30 @@ import { carriedAcross, carriesGraph, hotLoopOf } from './memory-helpers';
 import { detachFix } from './sl304-loss-accumulated-with-graph';
 import { callsToMethod } from './method-calls';
 import type { Rule } from './types';
+import { sl305Text } from './messages/sl2-sl3';
 
 /**
+ * Tensors with autograd graphs appended to a list across steps keep every graph alive.
+ *
  * ## What it does
- * Flags `items.append(value)` in a training loop when `items` is a list bound before the
- * loop (never reset inside it) and `value` is a tensor with an autograd graph computed in
- * the loop: a loss, logits or any model output, not `.detach()`ed.
+ * Flags `items.append(value)` inside a training loop when `items` is a local list bound before the
+ * loop and never rebound inside it, and `value` is a tensor with an autograd graph created in the
+ * loop (a loss, logits, any model output), not detached. Silent on values without grad
+ * (`logits.argmax(-1)`, comparisons, `.item()`), on lists rebuilt every step (micro-batch losses
+ * stacked for one backward), in eval loops and under `torch.no_grad()`. Attribute lists
+ * (`self.outputs.append(...)`, the Lightning hook pattern) are not checked.
  *
  * ## Why is this bad?
- * Each appended tensor keeps its graph reachable; until `backward()` runs the graph holds
- * every saved activation of the step (tens of GB for a large model), and even afterwards
- * the graph nodes pile up: memory grows each step until out-of-memory.
+ * Each appended tensor keeps its whole graph reachable. Before `backward()` that graph holds all
+ * saved activations of the step; afterwards the graph nodes and the tensor itself remain. Memory
+ * grows every step until out-of-memory (PyTorch FAQ, "Don't accumulate history across your
+ * training loop").
  *
  * ## Example
  * ```python
  * losses = []
  * for x, y in loader:
- *     loss = criterion(model(x), y)
+ *     loss = F.cross_entropy(model(x), y)
  *     loss.backward()
  *     optimizer.step()
  *     losses.append(loss)
@@ -29,8 +36,11 @@ import type { Rule } from './types';
  *
  * ## Use instead
  * ```python
- *     losses.append(loss.detach())
+ *     losses.append(loss.detach())         # or loss.detach().cpu() to keep it off the GPU
  * ```
+ *
+ * ## Quick fix
+ * Append `value.detach()`.
  */
 export const sl305: Rule = {
   code: 'SL305',
@@ -53,10 +63,7 @@ export const sl305: Rule = {
       const value = args[0].text.length <= 40 ? args[0].text : 'the tensor';
       report({
         node: call,
-        message:
-          `\`${list.text}.append(${value})\` keeps a tensor that still holds its autograd graph, once per step: ` +
-          `every step's graph stays alive in \`${list.text}\` and memory grows until out-of-memory. ` +
-          `Append \`${value}.detach()\` (or \`.detach().cpu()\` to keep it off the GPU).`,
+        ...sl305Text({ list: list.text, value }),
         fixes: detachFix(model, args[0]),
       });
     }

@@ -11,42 +11,63 @@ import {
   mentionsAttribute,
 } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl402Text } from './messages/sl4';
 
 /** Any of these in the file means gradient sync is managed (DDP/FSDP1 `no_sync`, nanoGPT's flag, FSDP2). */
 const SYNC_CONTROL = /^(no_sync|require_backward_grad_sync|set_requires_gradient_sync|set_is_last_backward)$/;
 
 /**
+ * Gradient accumulation on a DDP/FSDP model without `no_sync()` all-reduces every micro-batch.
+ *
  * ## What it does
- * Flags `loss.backward()` in a gradient-accumulation pattern — an inner micro-batch loop with
- * the optimizer step after it, or an optimizer step guarded by `step % accum == 0` — in a file
- * that wraps its model in `DistributedDataParallel` or FSDP and never uses `no_sync()`,
- * `require_backward_grad_sync` or `set_requires_gradient_sync`. Files using accelerate,
- * Lightning or DeepSpeed (which skip the sync themselves) are not checked.
+ * Flags `backward()` inside a gradient-accumulation pattern — an inner micro-batch loop whose
+ * enclosing loop steps the optimizer after it, or an optimizer step guarded by a modulo test such
+ * as `if (step + 1) % accum == 0:` while the backward runs outside the guard — in a file that
+ * wraps its model in `DistributedDataParallel` or FSDP (resolved names) and never mentions
+ * `no_sync`, `require_backward_grad_sync` or FSDP2's `set_requires_gradient_sync`. Files that
+ * import accelerate, Lightning or DeepSpeed are skipped: `accelerator.accumulate(model)`,
+ * Lightning's `accumulate_grad_batches` and the DeepSpeed engine skip the sync themselves.
+ * Severity: warning for DDP; information for FSDP, where skipping the reduce-scatter costs memory
+ * (unsharded gradients) and accumulating with sync is a legitimate trade-off.
  *
  * ## Why is this bad?
- * DDP all-reduces every gradient bucket during each backward: 2Ψ bytes per rank for Ψ
- * parameters (ZeRO paper, arXiv:1910.02054 §5). With `accum` micro-batches per step that is
- * `accum` all-reduces where one would do. For a 7B-parameter model with bf16 gradients
- * (14 GB) a ring all-reduce on 8×H100 over NVLink 4 (450 GB/s per direction, FACTS.md) takes at
- * least 2·7/8·14 GB / 450 GB/s ≈ 54 ms per micro-batch (nccl-tests' bus factor 2(n−1)/n).
+ * DDP launches an all-reduce of each gradient bucket during every `backward()`: 2Ψ elements per
+ * rank for Ψ parameters (ZeRO paper, arXiv:1910.02054 §5; nccl-tests' all-reduce bus factor
+ * 2(n−1)/n). Accumulating over `k` micro-batches without `no_sync()` performs `k` all-reduces per
+ * optimizer step where one suffices. For a 7B-parameter model with bf16 gradients (14 GB) on
+ * 8×H100 with NVLink 4 (900 GB/s per GPU counting both directions, so 450 GB/s each way: NVIDIA
+ * H100 Tensor Core GPU data sheet), one ring all-reduce takes at least 2·7/8·14 GB / 450 GB/s ≈ 54
+ * ms; with `k = 8` that is ≈ 380 ms of extra communication per optimizer step, and across nodes
+ * (400 Gb/s ≈ 50 GB/s per GPU) ≈ 0.5 s per micro-batch. Backward can hide part of it only when
+ * compute is longer than communication.
  *
  * ## Example
  * ```python
- * for micro_step in range(accum_steps):
- *     loss = model(x[micro_step]).mean() / accum_steps
+ * model = DDP(model, device_ids=[local_rank])
+ * for step, batch in enumerate(loader):
+ *     loss = model(**batch).loss / accum_steps
  *     loss.backward()
- * optimizer.step()
+ *     if (step + 1) % accum_steps == 0:
+ *         optimizer.step()
+ *         optimizer.zero_grad(set_to_none=True)
  * ```
  *
  * ## Use instead
  * ```python
- * for micro_step in range(accum_steps):
- *     sync = micro_step == accum_steps - 1
- *     with (contextlib.nullcontext() if sync else model.no_sync()):
- *         loss = model(x[micro_step]).mean() / accum_steps
+ * model = DDP(model, device_ids=[local_rank])
+ * for step, batch in enumerate(loader):
+ *     sync = (step + 1) % accum_steps == 0
+ *     with contextlib.nullcontext() if sync else model.no_sync():
+ *         loss = model(**batch).loss / accum_steps
  *         loss.backward()
- * optimizer.step()
+ *     if sync:
+ *         optimizer.step()
+ *         optimizer.zero_grad(set_to_none=True)
+ * # or, as nanoGPT does: model.require_backward_grad_sync = (micro_step == accum_steps - 1)
  * ```
+ *
+ * ## Quick fix
+ * None: where the `with` belongs depends on how forward and backward are split.
  */
 export const sl402: Rule = {
   code: 'SL402',
@@ -72,15 +93,7 @@ export const sl402: Rule = {
       report({
         node: call,
         severity: ddp ? 'warning' : 'information',
-        message: ddp
-          ? `Gradient accumulation (${how}) on a DDP model: every \`backward()\` all-reduces all gradients ` +
-            `(2Ψ bytes per rank for Ψ parameters), once per micro-batch instead of once per optimizer step. ` +
-            `Run the non-final micro-batches under \`model.no_sync()\` (or set ` +
-            `\`model.require_backward_grad_sync = is_last_micro_step\`).`
-          : `Gradient accumulation (${how}) on an FSDP model: every \`backward()\` reduce-scatters the ` +
-            `gradients, once per micro-batch. \`model.no_sync()\` (FSDP2: \`set_requires_gradient_sync(False)\`) ` +
-            `skips that traffic but keeps unsharded gradients in memory until the last micro-batch; choose ` +
-            `deliberately.`,
+        ...sl402Text({ ddp, how }),
       });
     }
   },

@@ -5,25 +5,35 @@ import type { FileModel } from '../analysis/file-model';
 import { fieldOf, keywordArg, walk } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoop, mentionsAttribute } from './distributed-helpers';
 import type { Fix, Rule } from './types';
+import { sl403Text } from './messages/sl4';
 
 const DISTRIBUTED_SAMPLER = /^torch\.utils\.data\.(distributed\.)?DistributedSampler$/;
 
 /**
+ * `DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order
+ * every epoch.
+ *
  * ## What it does
- * Flags the epoch loop of a file that creates a `DistributedSampler` (resolved through the
- * imports, with shuffling on) and never calls `set_epoch` on anything.
+ * In a file that creates a shuffling `torch.utils.data.DistributedSampler` (resolved;
+ * `shuffle=False` samplers are ignored) and never calls `set_epoch` on anything, flags each epoch
+ * loop: an outermost `for` loop that contains a training loop, directly or through a same-file
+ * function (`for epoch in range(E): train_one_epoch(...)`). Files using accelerate, Lightning or
+ * the Hugging Face Trainer (which set the epoch themselves) are skipped.
  *
  * ## Why is this bad?
- * `DistributedSampler` seeds its permutation with `seed + epoch`, and `epoch` only changes
- * through `set_epoch`. Without it every epoch visits the samples in the same order on every
- * rank — the shuffling the run asked for never happens (PyTorch docs: "calling the
- * set_epoch() method at the beginning of each epoch before creating the DataLoader iterator
- * is necessary to make shuffling work properly across multiple epochs").
+ * `DistributedSampler.__iter__` seeds its permutation with `seed + self.epoch`, and `epoch`
+ * changes only through `set_epoch`. Without it, every epoch iterates the data in exactly the same
+ * order on every rank: the same batches, with the same composition, in the same sequence — the
+ * shuffling the run asked for never happens after epoch 0. PyTorch's `DistributedSampler` docs:
+ * "calling the `set_epoch()` method at the beginning of each epoch **before** creating the
+ * DataLoader iterator is necessary to make shuffling work properly across multiple epochs.
+ * Otherwise, the same ordering will be always used." This silently changes the optimisation
+ * (correlated epochs) rather than costing time.
  *
  * ## Example
  * ```python
- * sampler = DistributedSampler(dataset)
- * loader = DataLoader(dataset, sampler=sampler, batch_size=32)
+ * sampler = DistributedSampler(train_set)
+ * loader = DataLoader(train_set, batch_size=32, sampler=sampler)
  * for epoch in range(epochs):
  *     for x, y in loader:
  *         ...
@@ -36,6 +46,10 @@ const DISTRIBUTED_SAMPLER = /^torch\.utils\.data\.(distributed\.)?DistributedSam
  *     for x, y in loader:
  *         ...
  * ```
+ *
+ * ## Quick fix
+ * When the loop variable and the sampler are plain names (one sampler, assigned to a variable),
+ * inserts `sampler.set_epoch(epoch)` as the first statement of the epoch loop.
  */
 export const sl403: Rule = {
   code: 'SL403',
@@ -78,10 +92,7 @@ export const sl403: Rule = {
       report({
         node: fieldOf(loop, 'left') ?? loop,
         range: { start: loop.start, end: (fieldOf(loop, 'right') ?? loop).end },
-        message:
-          `This epoch loop never calls \`${samplerName ?? 'sampler'}.set_epoch(${call})\`: a \`DistributedSampler\` ` +
-          `seeds its shuffle with \`seed + epoch\` and its epoch stays 0, so every epoch replays the same order ` +
-          `on every rank. Call \`set_epoch\` at the start of each epoch, before iterating the loader.`,
+        ...sl403Text({ sampler: samplerName, epoch: call }),
         fixes,
       });
     }

@@ -7,6 +7,7 @@ import { assignmentsTo } from '../analysis/assignment-index';
 import { callsTo, frameworkOwnsLoop, initsProcessGroup, wrapsOf } from './distributed-helpers';
 import { loopsOverLoader } from './pipeline-helpers';
 import type { Rule } from './types';
+import { sl404Text } from './messages/sl4';
 
 const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
 /** Dataset expressions that shard by rank themselves or are iterable (no sampler applies). */
@@ -14,28 +15,45 @@ const SELF_SHARDED =
   /rank|shard|split_dataset_by_node|world_size|num_replicas|Iterable|streaming|wds\.|webdataset/i;
 
 /**
+ * A DDP training DataLoader without a DistributedSampler makes every rank train on the full
+ * dataset.
+ *
  * ## What it does
- * In a file that calls `init_process_group` and wraps its model in DDP or FSDP (resolved
- * names), flags a `DataLoader` with neither `sampler=` nor `batch_sampler=` that trains:
- * `shuffle=True`, or iterated by a training loop. Not for iterable or self-sharding datasets,
- * nor with accelerate or Lightning (which insert the distributed sampler themselves).
+ * In a file that calls `torch.distributed.init_process_group` and wraps its model in DDP or FSDP
+ * (resolved names), flags a `DataLoader` with neither `sampler=` nor `batch_sampler=` that trains:
+ * `shuffle=True`, or iterated by a training loop. Skipped: datasets that are iterable or shard
+ * themselves (an `IterableDataset` subclass in the file, an expression mentioning `rank`, `shard`,
+ * `world_size`, `split_dataset_by_node`, `streaming`, webdataset), calls with `**kwargs`, and
+ * files using accelerate or Lightning (whose `prepare()` / Trainer insert the distributed
+ * sampler). Validation loaders without `shuffle=True` that no training loop iterates are not
+ * flagged.
  *
  * ## Why is this bad?
- * Without a `DistributedSampler` each of the N ranks iterates the full dataset: an epoch
- * costs N times the compute for the same data, and with equal seeds every rank draws the same
- * batch, so the all-reduced gradient is the single-GPU gradient — N GPUs do one GPU's work.
+ * Without a `DistributedSampler`, each of the N ranks iterates the full dataset. An "epoch" then
+ * costs N times the compute for the same data — on 8×H100, eight GPUs spend an epoch each doing
+ * what one epoch on one GPU does — and with the same seed on every rank, every rank draws the same
+ * shuffled batch each step, so the all-reduced gradient equals the single-GPU gradient: N GPUs
+ * deliver one GPU's progress. With different seeds the ranks overlap randomly instead and the
+ * epoch count in logs is wrong by a factor of N.
  *
  * ## Example
  * ```python
+ * dist.init_process_group("nccl")
  * model = DDP(model.to(local_rank), device_ids=[local_rank])
- * loader = DataLoader(dataset, batch_size=32, shuffle=True)
+ * loader = DataLoader(train_set, batch_size=32, shuffle=True)
  * ```
  *
  * ## Use instead
  * ```python
- * sampler = DistributedSampler(dataset, shuffle=True)
- * loader = DataLoader(dataset, batch_size=32, sampler=sampler)
+ * sampler = DistributedSampler(train_set, shuffle=True)
+ * loader = DataLoader(train_set, batch_size=32, sampler=sampler)
+ * for epoch in range(epochs):
+ *     sampler.set_epoch(epoch)
+ *     ...
  * ```
+ *
+ * ## Quick fix
+ * None: the sampler needs a name so that the epoch loop can call `set_epoch` on it.
  */
 export const sl404: Rule = {
   code: 'SL404',
@@ -62,11 +80,7 @@ export const sl404: Rule = {
       if (!trains) continue;
       report({
         node: call,
-        message:
-          'This DataLoader of a DDP/FSDP script has no `sampler=`: every rank iterates the whole dataset, so an ' +
-          'epoch costs N× the compute and, with equal seeds, each rank draws the same batches — the averaged ' +
-          "gradient is one GPU's gradient. Pass `sampler=DistributedSampler(dataset)` (and drop `shuffle=True`), " +
-          'then call `sampler.set_epoch(epoch)` every epoch.',
+        ...sl404Text(),
       });
     }
   },

@@ -6,21 +6,30 @@ import { assignmentsTo } from '../analysis/assignment-index';
 import { enclosingStatement, fieldOf, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
 import { followsInFlow, wrapsOf, type Wrap } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl405Text } from './messages/sl4';
 
 const MOVES = new Set(['to', 'cuda']);
 
 /**
+ * Moving a model to a device after wrapping it in DDP/FSDP; move first, then wrap.
+ *
  * ## What it does
- * Flags `model.to(device)` / `model.cuda()` on a model (or the module inside it) after the
- * same flow wrapped it in `DistributedDataParallel` or `FullyShardedDataParallel`.
+ * Flags `model.to(device)` / `model.cuda()` (a device move: not `to("cpu")`, not a dtype cast like
+ * `to(torch.bfloat16)`) on a model, or on the module passed into it, after the same straight-line
+ * flow wrapped it in `DistributedDataParallel` or `FullyShardedDataParallel` (resolved names).
+ * Moves in a sibling branch (`if distributed: DDP(...) else: model.cuda()`) or after the name was
+ * rebound stay silent.
  *
  * ## Why is this bad?
- * DDP's constructor broadcasts rank 0's parameters and builds its gradient buckets and the
- * reducer on the device the parameters are on; with `device_ids=[rank]` it expects them there
- * already. Moving the module afterwards leaves the reducer pointing at the old storage: the
- * run fails with a device mismatch or silently syncs copies on the wrong device. FSDP shards
- * and flattens parameters at construction, so moving after wrapping moves the shards through
- * the host; pass `device_id=` so it initialises directly on the GPU.
+ * DDP's constructor verifies that the module's parameters are on the devices given by
+ * `device_ids`, broadcasts rank 0's state from where the parameters are, and builds its `Reducer`
+ * — gradient buckets and autograd hooks — for those parameters on that device. Moving the module
+ * afterwards leaves the reducer's buckets on the old device: the first backward fails with a
+ * device mismatch, or gradients are synchronised through the wrong copies. The DDP docs say to
+ * move the module to its device *before* wrapping. FSDP flattens and shards parameters at
+ * construction; moving after wrapping moves each shard through the host and, with CPU-initialised
+ * models, runs the sharding on the CPU: pass `device_id=torch.cuda.current_device()` so FSDP moves
+ * each unit to the GPU as it wraps it.
  *
  * ## Example
  * ```python
@@ -31,8 +40,12 @@ const MOVES = new Set(['to', 'cuda']);
  * ## Use instead
  * ```python
  * model = DDP(model.to(local_rank), device_ids=[local_rank])
+ * # FSDP: let the wrapper move each unit as it shards it
  * model = FSDP(model, device_id=torch.cuda.current_device())
  * ```
+ *
+ * ## Quick fix
+ * None: the move has to go before the wrap, which may be several lines earlier.
  */
 export const sl405: Rule = {
   code: 'SL405',
@@ -51,16 +64,9 @@ export const sl405: Rule = {
       if (!movesToAccelerator(model, call)) continue;
       const wrap = wraps.find((w) => movesWrapped(model, w, receiver.text, call));
       if (!wrap) continue;
-      const what = wrap.kind === 'ddp' ? 'DistributedDataParallel' : 'FSDP';
       report({
         node: call,
-        message:
-          `\`${receiver.text}\` is moved to a device after it was wrapped in ${what} (line ${wrap.call.start.line + 1}). ` +
-          (wrap.kind === 'ddp'
-            ? 'DDP builds its gradient buckets and broadcasts parameters on the device the module is on when wrapped; ' +
-              'move the model first: `DDP(model.to(local_rank), device_ids=[local_rank])`.'
-            : 'FSDP flattens and shards the parameters when it wraps them; pass `device_id=torch.cuda.current_device()` ' +
-              'to FSDP (or move the model before wrapping) instead.'),
+        ...sl405Text({ receiver: receiver.text, kind: wrap.kind, wrapLine: wrap.call.start.line + 1 }),
       });
     }
   },

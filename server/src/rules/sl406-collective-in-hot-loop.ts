@@ -4,6 +4,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import { keywordArg, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { calleeNames } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl406BarrierText, sl406ObjectText, sl406ScalarText } from './messages/sl4';
 
 const BLOCKING =
   /^torch\.distributed\.(barrier|all_gather_object|broadcast_object_list|gather_object|scatter_object_list|monitored_barrier)$/;
@@ -13,38 +14,56 @@ const SCALAR_NAME =
   /(^|_)(loss|losses|acc|accuracy|correct|total|count|metric|metrics|num_tokens|ntokens|tokens_seen|perplexity|ppl)(_|$)/i;
 
 /**
+ * A barrier, object collective or scalar all-reduce on every training step stalls all ranks.
+ *
  * ## What it does
- * Flags `dist.barrier()`, `all_gather_object`, `broadcast_object_list`, `gather_object`,
- * `scatter_object_list`, and `dist.all_reduce` / `dist.reduce` of a scalar metric (a tensor
- * named like a loss, accuracy or token count, or built with `torch.tensor(...)`) where the
- * statement runs every training step. Severity follows the role: a warning in the step, an
- * information under a logging guard, a hint in evaluation; a scalar all-reduce is reported
- * only in the step itself (reducing once per log interval is the fix).
+ * Flags `dist.barrier()`, `dist.monitored_barrier()`, `all_gather_object`,
+ * `broadcast_object_list`, `gather_object`, `scatter_object_list` (resolved under
+ * `torch.distributed`), and `dist.all_reduce` / `dist.reduce` of a scalar metric (a tensor named
+ * like a loss, accuracy, count or token total, or built with `torch.tensor(...)`) where the
+ * statement runs every training step. Severity follows the role: warning in the step, information
+ * under a logging guard (`if step % log_every == 0:` or rank-0), hint in evaluation, nothing in
+ * setup. A scalar all-reduce under a logging guard is the recommended pattern and is not reported.
  *
  * ## Why is this bad?
- * A barrier with NCCL is an all-reduce plus a wait: every rank stops until the slowest one
- * arrives, and the host blocks on the GPU. Object collectives pickle on the host, copy to the
- * GPU and back, and run two collectives (sizes, then data), each blocking the host. A scalar
- * all-reduce is pure latency — tens of µs within a node, more across nodes (nccl-tests'
- * small-message latency) — and is almost always followed by `.item()`, a host sync. Per step
- * these turn the slowest rank's jitter into everyone's step time.
+ * With NCCL, `barrier()` is an all-reduce of a one-element tensor followed by a device
+ * synchronisation: the host blocks until the GPU's queue drains, and every rank waits for the
+ * slowest, so each rank's per-step jitter (data loading, GC pauses, thermal throttling) becomes
+ * everyone's step time — the opposite of the overlap DDP's bucketed all-reduce is built for.
+ * Object collectives pickle on the host, copy the bytes to the GPU, run two collectives (sizes,
+ * then payload) and copy back: two blocking round trips per call. A scalar all-reduce moves 4
+ * bytes, so it is pure latency — nccl-tests shows small-message all-reduce latency of tens of µs
+ * inside a node and more across nodes — and it is almost always followed by `.item()`, a host sync
+ * (SL101). Per step, on a step of 100–300 ms this is small; the cost is the host sync and rank
+ * lock-step it forces every step.
  *
  * ## Example
  * ```python
- * loss.backward()
- * optimizer.step()
- * dist.all_reduce(loss, op=dist.ReduceOp.AVG)
- * dist.barrier()
+ * for step, (x, y) in enumerate(loader):
+ *     loss = F.cross_entropy(model(x), y)
+ *     loss.backward()
+ *     optimizer.step()
+ *     dist.all_reduce(loss, op=dist.ReduceOp.AVG)
+ *     dist.barrier()
  * ```
  *
  * ## Use instead
- * Accumulate the metric on the device and reduce it once per log interval; drop per-step
- * barriers (collectives already keep ranks in step).
  * ```python
- * running += loss.detach()
- * if step % log_every == 0:
- *     dist.all_reduce(running, op=dist.ReduceOp.AVG)
+ * running = torch.zeros((), device=device)
+ * for step, (x, y) in enumerate(loader):
+ *     loss = F.cross_entropy(model(x), y)
+ *     loss.backward()
+ *     optimizer.step()
+ *     running += loss.detach()
+ *     if step % log_every == 0:
+ *         dist.all_reduce(running, op=dist.ReduceOp.AVG)
+ *         if rank == 0:
+ *             print(running.item() / log_every)
+ *         running.zero_()
  * ```
+ *
+ * ## Quick fix
+ * None: where the metric should be accumulated depends on the script.
  */
 export const sl406: Rule = {
   code: 'SL406',
@@ -61,14 +80,9 @@ export const sl406: Rule = {
         const when = model.roleOf(call) === 'hot' ? 'on every training step' : 'once per log interval';
         report({
           node: call,
-          message:
-            name === 'barrier' || name === 'monitored_barrier'
-              ? `\`dist.barrier()\` ${when}: every rank waits for the slowest and the host blocks on ` +
-                "the GPU, so per-rank jitter becomes everyone's step time. Collectives in backward already keep " +
-                'ranks in step; keep barriers to setup, checkpointing and shutdown.'
-              : `\`dist.${name}\` ${when} pickles objects on the host and runs two blocking ` +
-                'collectives (sizes, then bytes) plus host–device copies. Reduce tensors on the device, and only ' +
-                'once per log interval.',
+          ...(name === 'barrier' || name === 'monitored_barrier'
+            ? sl406BarrierText({ when })
+            : sl406ObjectText({ name, when })),
         });
       } else if (REDUCE.test(qualified)) {
         const tensor = positionalArgs(call)[0] ?? keywordArg(call, 'tensor');
@@ -77,10 +91,7 @@ export const sl406: Rule = {
         if (!tensor || !isScalarMetric(tensor) || model.roleOf(call) !== 'hot') continue;
         report({
           node: call,
-          message:
-            `\`dist.${name}\` of the scalar \`${tensor.text.slice(0, 40)}\` every training step: a latency-bound ` +
-            'collective that makes all ranks meet each step, usually followed by a host sync to read it. ' +
-            'Accumulate the metric on the device and reduce it once per log interval.',
+          ...sl406ScalarText({ name, tensor: tensor.text }),
         });
       }
     }

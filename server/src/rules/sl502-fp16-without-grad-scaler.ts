@@ -5,46 +5,58 @@ import { methodCall } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoop, isBackwardCall } from './distributed-helpers';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import type { Rule } from './types';
+import { sl502Text } from './messages/sl5';
 
 /** GradScaler in every spelling, including FSDP's ShardedGradScaler. */
 export const GRAD_SCALER =
   /^torch\.(cuda\.amp\.|amp\.|amp\.grad_scaler\.|cuda\.amp\.grad_scaler\.)?GradScaler$|ShardedGradScaler$/;
 
 /**
+ * float16 autocast in training without a GradScaler: small gradients underflow to zero.
+ *
  * ## What it does
- * Flags a float16 autocast region — `torch.autocast("cuda")` (whose default dtype is fp16),
- * `torch.autocast("cuda", dtype=torch.float16)`, `torch.cuda.amp.autocast()` — in a training
- * step of a file that calls `backward()` and never creates a `GradScaler` (nor scales a loss).
- * bf16, inference, and files where accelerate, Lightning or DeepSpeed own precision are not
- * checked.
+ * Flags a float16 autocast region in a training step — `torch.autocast("cuda",
+ * dtype=torch.float16)`, `torch.autocast("cuda")` (whose default CUDA dtype is float16),
+ * `torch.amp.autocast(device_type="cuda", dtype=torch.float16)`, `torch.cuda.amp.autocast()` — in
+ * a file that calls `backward()` in a training step and never creates a `GradScaler` (any
+ * spelling, including FSDP's `ShardedGradScaler`) or scales a loss. A dtype held in a variable
+ * (nanoGPT's `ptdtype`), `enabled=` with a non-literal value, bf16, inference code, and files
+ * using accelerate, Lightning, DeepSpeed or apex (which handle loss scaling) are not flagged.
  *
  * ## Why is this bad?
- * float16 has a 5-bit exponent: the smallest subnormal is 2⁻²⁴ ≈ 6e-8 and the smallest normal
- * 6.1e-5. Many activation gradients are smaller, so in fp16 they flush to zero and the weights
- * they feed stop learning (Micikevicius et al., "Mixed Precision Training", arXiv:1710.03740,
- * §3.2: most of a Multibox SSD's activation-gradient values lie below fp16's range, and it only
- * matched fp32 with loss scaling). `GradScaler` multiplies
- * the loss (by 65,536 at first) before backward and unscales before the step, skipping steps
+ * float16 has a 5-bit exponent: its smallest normal value is 2⁻¹⁴ ≈ 6.1e-5 and its smallest
+ * subnormal 2⁻²⁴ ≈ 6e-8. Activation gradients are often smaller, so under fp16 autocast they flush
+ * to zero during backward and the parameters they feed stop learning — silently, with a loss curve
+ * that merely looks worse. Micikevicius et al., "Mixed Precision Training" (arXiv:1710.03740,
+ * §3.2), show that most activation-gradient values of a Multibox SSD lie below fp16's range and
+ * that the network matches fp32 only with loss scaling. `GradScaler` multiplies the loss
+ * (initially by 65,536) before backward, unscales the gradients before the step, and skips steps
  * whose gradients overflowed.
  *
  * ## Example
  * ```python
- * with torch.autocast("cuda", dtype=torch.float16):
- *     loss = model(x, y)
- * loss.backward()
- * optimizer.step()
+ * for x, y in loader:
+ *     with torch.autocast("cuda", dtype=torch.float16):
+ *         loss = F.cross_entropy(model(x), y)
+ *     loss.backward()
+ *     optimizer.step()
  * ```
  *
  * ## Use instead
  * ```python
  * scaler = torch.amp.GradScaler("cuda")
- * with torch.autocast("cuda", dtype=torch.float16):
- *     loss = model(x, y)
- * scaler.scale(loss).backward()
- * scaler.step(optimizer)
- * scaler.update()
+ * for x, y in loader:
+ *     with torch.autocast("cuda", dtype=torch.float16):
+ *         loss = F.cross_entropy(model(x), y)
+ *     scaler.scale(loss).backward()
+ *     scaler.step(optimizer)
+ *     scaler.update()
+ * # or, on Ampere and newer, dtype=torch.bfloat16 without a scaler
  * ```
- * or train in `dtype=torch.bfloat16`, which needs no scaler.
+ *
+ * ## Quick fix
+ * None: a scaler changes three lines (backward, step, update) and its state belongs in the
+ * checkpoint.
  */
 export const sl502: Rule = {
   code: 'SL502',
@@ -59,11 +71,7 @@ export const sl502: Rule = {
       if (autocastPrecision(model, call) !== 'fp16' || model.roleOf(call) !== 'hot') continue;
       report({
         node: call,
-        message:
-          'float16 autocast in a training step with no `GradScaler`: fp16 cannot represent values below ' +
-          '≈6e-8, so small gradients flush to zero and the layers they feed stop learning. Create ' +
-          '`scaler = torch.amp.GradScaler("cuda")` and use `scaler.scale(loss).backward()`, ' +
-          '`scaler.step(optimizer)`, `scaler.update()` — or use `dtype=torch.bfloat16`, which needs no scaler.',
+        ...sl502Text(),
       });
     }
   },

@@ -5,19 +5,25 @@ import { callsTo } from './distributed-helpers';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import { GRAD_SCALER } from './sl502-fp16-without-grad-scaler';
 import type { Rule } from './types';
+import { sl503Text } from './messages/sl5';
 
 /**
+ * A GradScaler with bf16 autocast does useless work: bf16 has float32's exponent range.
+ *
  * ## What it does
- * Flags `GradScaler(...)` (resolved, enabled unconditionally) in a file whose every autocast
- * region is `dtype=torch.bfloat16` and which never mentions float16. A scaler whose `enabled=`
- * depends on the dtype (nanoGPT: `GradScaler(enabled=(dtype == 'float16'))`) is fine.
+ * Flags `GradScaler(...)` (resolved, enabled unconditionally: no `enabled=` or `enabled=True`) in
+ * a file whose every autocast region uses `dtype=torch.bfloat16` and which does not mention
+ * float16 anywhere. A scaler whose `enabled=` depends on the dtype — nanoGPT's
+ * `GradScaler(enabled=(dtype == 'float16'))` — is the right pattern and stays silent.
  *
  * ## Why is this bad?
  * bfloat16 keeps float32's 8-bit exponent (smallest normal ≈ 1.2e-38), so gradients do not
- * underflow and loss scaling has nothing to fix. The scaler still multiplies the loss, unscales
- * every gradient, checks them all for inf/NaN (one extra pass over the gradients and a host
- * sync in `scaler.step`) and can skip steps. PyTorch's AMP docs: bf16 does not need gradient
- * scaling.
+ * underflow and loss scaling has nothing to fix. The scaler still costs: `scaler.unscale_` /
+ * `scaler.step` multiply every gradient by 1/scale and check all of them for inf/NaN (one extra
+ * read and write of every gradient, 2 × 4Ψ bytes for Ψ fp32 gradients), `scaler.step` reads the
+ * found-inf flag on the host (a host–device sync every step), and a spurious overflow skips an
+ * optimizer step. PyTorch's AMP documentation describes gradient scaling for float16; bf16
+ * training recipes (torchtitan, nanoGPT with `dtype='bfloat16'`) run without it.
  *
  * ## Example
  * ```python
@@ -25,6 +31,8 @@ import type { Rule } from './types';
  * with torch.autocast("cuda", dtype=torch.bfloat16):
  *     loss = model(x, y)
  * scaler.scale(loss).backward()
+ * scaler.step(optimizer)
+ * scaler.update()
  * ```
  *
  * ## Use instead
@@ -33,7 +41,11 @@ import type { Rule } from './types';
  *     loss = model(x, y)
  * loss.backward()
  * optimizer.step()
+ * # or keep one code path for both: GradScaler("cuda", enabled=(dtype == torch.float16))
  * ```
+ *
+ * ## Quick fix
+ * None: removing the scaler also changes the backward and step lines.
  */
 export const sl503: Rule = {
   code: 'SL503',
@@ -50,11 +62,7 @@ export const sl503: Rule = {
       if (enabled && enabled.text !== 'True') continue;
       report({
         node: call,
-        message:
-          "A `GradScaler` with bf16 autocast: bfloat16 has float32's exponent range, so gradients do not underflow " +
-          'and scaling fixes nothing, while unscaling and the inf/NaN check add a pass over every gradient and a host ' +
-          'sync per step. Drop the scaler (call `loss.backward()` and `optimizer.step()` directly), or enable it only ' +
-          'for float16: `GradScaler("cuda", enabled=(dtype == torch.float16))`.',
+        ...sl503Text(),
       });
     }
   },

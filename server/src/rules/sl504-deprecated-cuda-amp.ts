@@ -1,36 +1,63 @@
 // SL504: `torch.cuda.amp.autocast(...)` / `torch.cuda.amp.GradScaler(...)`, deprecated since
-// PyTorch 2.4 in favour of the device-generic `torch.amp` spellings.
+// PyTorch 2.4 in favour of the device-generic `torch.amp` spellings. Version-aware: silent
+// when the workspace's torch is known to be older than 2.4, and the fix names the version
+// its spelling needs (`torch.amp.GradScaler` exists only from 2.3).
 import { fieldOf, hasSplat, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { torchAtLeast } from '../config/torch-version';
 import { calleeNames } from './distributed-helpers';
+import { sl504Text } from './messages/sl5';
 import type { Fix, Rule } from './types';
 
 const DEPRECATED = /^torch\.cuda\.amp\.(autocast_mode\.|grad_scaler\.)?(autocast|GradScaler)$/;
 
+/** The torch release that deprecated the `torch.cuda.amp` spellings (FutureWarning). */
+const DEPRECATED_SINCE = '2.4';
+
 /**
+ * The first torch release with each `torch.amp` spelling. `torch.amp.GradScaler`: added in
+ * 2.3 (PyTorch 2.3 docs, `torch/cuda/amp/grad_scaler.py`: "`torch.cuda.amp.GradScaler(args...)`
+ * is equivalent to `torch.amp.GradScaler("cuda", args...)`"; absent from `torch.amp` in 1.13
+ * through 2.2). `torch.amp.autocast(device_type, ...)`: present in 1.13, the oldest release
+ * Shardlens supports (checked with Debian's python3-torch 1.13).
+ */
+const AMP_SINCE: Record<string, string> = { GradScaler: '2.3', autocast: '1.13' };
+
+/**
+ * `torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda",
+ * ...)`.
+ *
  * ## What it does
- * Flags calls of `torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` (resolved, so
- * `from torch.cuda.amp import autocast` is caught too). The fix rewrites a call spelled
- * `torch.cuda.amp.X(...)` with keyword-only arguments to `torch.amp.X("cuda", ...)`.
+ * Flags calls of `torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` in any import spelling
+ * (`from torch.cuda.amp import autocast, GradScaler` included).
  *
  * ## Why is this bad?
- * Since PyTorch 2.4 both emit a `FutureWarning` ("`torch.cuda.amp.autocast(args...)` is
- * deprecated. Please use `torch.amp.autocast('cuda', args...)` instead."), once per call site
- * and process, and will be removed. The `torch.amp` spellings (autocast since 1.10, GradScaler
- * since 2.3) take the device type explicitly and work on CUDA, ROCm, XPU and CPU alike.
+ * Since PyTorch 2.4 both are deprecated: each call site emits a `FutureWarning`
+ * ("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda',
+ * args...)` instead.") and they are slated for removal. The device-generic
+ * `torch.amp.autocast(device_type, ...)` (since 1.10) and `torch.amp.GradScaler(device, ...)`
+ * (since 2.3) work the same on CUDA, ROCm, XPU and CPU. No performance cost; the risk is a future
+ * upgrade that breaks the script.
  *
  * ## Example
  * ```python
  * scaler = torch.cuda.amp.GradScaler()
  * with torch.cuda.amp.autocast(dtype=torch.float16):
- *     ...
+ *     loss = model(x, y)
  * ```
  *
  * ## Use instead
  * ```python
  * scaler = torch.amp.GradScaler("cuda")
  * with torch.amp.autocast("cuda", dtype=torch.float16):
- *     ...
+ *     loss = model(x, y)
  * ```
+ *
+ * ## Quick fix
+ * For a call spelled `torch.cuda.amp.X(...)` with keyword arguments only, rewrites it to
+ * `torch.amp.X("cuda", ...)`, keeping the arguments. No fix for positional arguments (the first
+ * positional of `torch.cuda.amp.autocast` is `enabled`, but the second of `torch.amp.autocast` is
+ * `dtype`) or for names imported with `from torch.cuda.amp import ...` (the import would have to
+ * change too).
  */
 export const sl504: Rule = {
   code: 'SL504',
@@ -39,7 +66,9 @@ export const sl504: Rule = {
   severity: 'information',
   summary:
     '`torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda", ...)`.',
-  check({ model, report }) {
+  check({ model, settings, report }) {
+    // NOTE: before 2.4 nothing is deprecated, and `torch.amp.GradScaler` may not exist yet.
+    if (torchAtLeast(settings.torchVersion, DEPRECATED_SINCE) === false) return;
     const names = calleeNames(model);
     for (const [i, call] of model.nodes.call.entries()) {
       const match = DEPRECATED.exec(names[i]);
@@ -55,7 +84,8 @@ export const sl504: Rule = {
         const hasKeywords = args.children.some((c) => c.type === 'keyword_argument');
         const open = { line: args.start.line, column: args.start.column + 1 };
         fixes.push({
-          title: `Use \`${prefix[1]}.amp.${member}("cuda", ...)\``,
+          title: `Use \`${prefix[1]}.amp.${member}("cuda", ...)\` (needs PyTorch ≥ ${AMP_SINCE[member]})`,
+          minTorch: AMP_SINCE[member],
           edits: [
             { range: { start: callee.start, end: callee.end }, newText: `${prefix[1]}.amp.${member}` },
             { range: { start: open, end: open }, newText: hasKeywords ? '"cuda", ' : '"cuda"' },
@@ -64,9 +94,7 @@ export const sl504: Rule = {
       }
       report({
         node: call,
-        message:
-          `\`torch.cuda.amp.${member}\` is deprecated since PyTorch 2.4 (it emits a FutureWarning): use ` +
-          `\`torch.amp.${member}("cuda", ...)\` with the same keyword arguments.`,
+        ...sl504Text({ member, since: AMP_SINCE[member] }),
         fixes,
       });
     }

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { findChromium } from '../../helpers/find-chromium.mjs';
 
 /** Versions installed into the cache; changing one forces a reinstall. */
 export const versions = { node: '24.21.0', codeServer: '4.139.1', marker: 2 };
@@ -63,11 +64,14 @@ function markerIsComplete(paths) {
   }
 }
 
-/** Fails with the apt package to install when Debian's Chromium is missing. */
+/** The Chromium to drive (see test/helpers/find-chromium.mjs); fails saying how to get one. */
 export function chromiumPath() {
-  const path = process.env.SHARDLENS_E2E_CHROMIUM || '/usr/bin/chromium';
-  if (!existsSync(path)) {
-    throw new Error(`Chromium not found at ${path}: install it with \`apt-get install -y chromium\``);
+  const path = findChromium();
+  if (!path || !existsSync(path)) {
+    throw new Error(
+      `Chromium not found${path ? ` at ${path}` : ''}: run \`node scripts/test-setup.mjs\` ` +
+        '(Debian: `apt-get install -y chromium`), or set SHARDLENS_CHROMIUM to a Chromium or Chrome binary',
+    );
   }
   return path;
 }

@@ -112,12 +112,12 @@ async function benchmarkPanel({ page, folder }) {
     /^\s*MLP\(/.test(await constructor.inputValue()),
   );
   const prefilled = await constructor.inputValue();
-  // A small CPU case on 2 cores: short sequence, two batch sizes, few repetitions.
+  // A small CPU case on 2 cores: short sequence, two batch sizes, a short time budget.
   const dims = frame.locator('#layer-form input[name="dims"]');
   await dims.fill((await dims.inputValue()).replace(/\bT\s*=\s*\d+/, 'T=16') || 'B=2, T=16');
   await frame.locator('#layer-form input[name="batchSizes"]').fill('1, 2');
-  await frame.locator('#layer-form input[name="warmup"]').fill('1');
-  await frame.locator('#layer-form input[name="repetitions"]').fill('3');
+  await frame.locator('#layer-form input[name="measureMs"]').fill('20');
+  await frame.locator('#layer-form input[name="maxCaseSeconds"]').fill('5');
   await frame.locator('button#run-layer').click();
   await poll(
     'the "Shardlens Benchmark" terminal',

@@ -28,8 +28,10 @@ test('every event of a real harness run is accepted by the panel', () => {
     modes: ['forward', 'forward_backward'],
     compile: true,
     device: 'cpu',
-    warmup: 1,
-    repetitions: 2,
+    // By time budget (the extension's default way), kept short for CI.
+    warmupMs: 5,
+    measureMs: 10,
+    maxCaseSeconds: 5,
   };
   writeFileSync(join(dir, 'spec.json'), JSON.stringify(spec));
   const run = spawnSync(

@@ -3,11 +3,8 @@
 // Literal-shape cases must all agree; symbolic cases must give their stated verdict.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { analyzeSource } from '../../helpers/analyze';
-import { repoRoot, torchPython } from '../../helpers/paths';
+import { hasTorch, loadTable, regenerate, sl201Findings } from '../../helpers/view-truth';
+import { torchPython } from '../../helpers/paths';
 
 interface ViewCase {
   name: string;
@@ -18,8 +15,7 @@ interface ViewCase {
   symbolic?: 'flag' | 'conditional' | 'silent';
 }
 
-const truthDir = join(repoRoot, 'test', 'view-truth');
-const table = JSON.parse(readFileSync(join(truthDir, 'view-cases.json'), 'utf8')) as { cases: ViewCase[] };
+const table = loadTable<{ cases: ViewCase[] }>('view-cases.json');
 
 /** Embeds a case in a function (its parameters are the symbolic sizes) and returns the source and the view's line. */
 function embed(viewCase: ViewCase): { source: string; viewLine: number } {
@@ -32,9 +28,7 @@ function embed(viewCase: ViewCase): { source: string; viewLine: number } {
 
 async function sl201On(viewCase: ViewCase): Promise<string[]> {
   const { source, viewLine } = embed(viewCase);
-  const analysis = await analyzeSource(source, { select: ['SL201'] });
-  assert.equal(analysis.failures.length, 0, JSON.stringify(analysis.failures));
-  const findings = analysis.findings.filter((f) => f.code === 'SL201');
+  const findings = await sl201Findings(source);
   const elsewhere = findings.filter((f) => f.range.start.line !== viewLine);
   assert.deepEqual(elsewhere, [], `${viewCase.name}: SL201 on a line other than the view`);
   return findings.map((f) => f.severity);
@@ -83,18 +77,11 @@ test('SL201 gives the stated verdict on symbolic-shape cases, consistent with Py
   assert.deepEqual(problems, []);
 });
 
-const hasTorch = spawnSync(torchPython, ['-c', 'import torch'], { encoding: 'utf8' }).status === 0;
-
 test(
   'the committed table matches a fresh run of the generator',
   { skip: !hasTorch && `no torch in ${torchPython}` },
   () => {
-    const run = spawnSync(torchPython, [join(truthDir, 'generate_view_truth.py'), '--stdout'], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    assert.equal(run.status, 0, run.stderr);
-    const fresh = JSON.parse(run.stdout) as { cases: ViewCase[] };
+    const fresh = regenerate<{ cases: ViewCase[] }>('generate_view_truth.py');
     assert.deepEqual(fresh.cases, table.cases, 'view-cases.json is stale: rerun generate_view_truth.py');
   },
 );
