@@ -336,6 +336,9 @@ export abstract class ExpressionWalker {
           callModule: (m, a) => this.callModule(m, a, new Map()),
         });
         if (out) return out;
+        // An unknown argument was named where it arose; pass it on silently.
+        const unknownArg = [...args, ...keywords.values()].find((a) => a.kind === 'unknown');
+        if (unknownArg) return unknownArg;
         const builtin = this.builtin(callee.name, args);
         if (builtin) return builtin;
         if (args.some(isTensor) || [...keywords.values()].some(isTensor))

@@ -92,7 +92,8 @@ export function callLayer(
 ): FValue | undefined {
   const { module: m, args, keywords } = input;
   const type = m.typeName;
-  const x = args[0];
+  // The first input by position or by its forward's parameter name (`query=` for attention).
+  const x = args[0] ?? keywords.get('input') ?? keywords.get('query') ?? keywords.get('src');
   if (!isTensor(x)) return undefined;
   const unaryName = UNARY_LAYERS[type];
   if (unaryName) {

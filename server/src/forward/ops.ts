@@ -136,7 +136,10 @@ export function unary(trace: Trace, input: { name: string; x: FTensor; inplace?:
   const x = trace.castFor(input.x, FP32_UNARY.has(input.name) ? 'fp32' : 'promote');
   const out = input.inplace ? { ...x, requiresGrad: trace.tracks(x) } : output(trace, x.shape, x.dtype, x);
   if (trace.tracks(x)) {
-    if (save === 'input') trace.save(x);
+    // An in-place op whose backward needs its input keeps a copy of it (measured: torch 1.13
+    // saves a clone for ReLU6/Hardswish(inplace=True)).
+    if (save === 'input')
+      trace.save(input.inplace ? fresh({ shape: x.shape, dtype: x.dtype, requiresGrad: false }) : x);
     else if (save === 'output') trace.save(out);
   }
   return out;

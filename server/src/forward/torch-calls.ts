@@ -477,7 +477,13 @@ export function tensorMethod(
       );
     case 'zero_':
     case 'fill_':
+    case 'bernoulli_':
+    case 'uniform_':
+    case 'normal_':
       return t;
+    case 'div_':
+    case 'sub_':
+      return binaryTensor(trace, name === 'div_' ? '/' : '-', t, args[0]);
     default:
       if (name in op.UNARY || name.replace(/_$/, '') in op.UNARY)
         return op.unary(trace, { name: name.replace(/_$/, ''), x: t, inplace: name.endsWith('_') });

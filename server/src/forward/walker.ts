@@ -50,8 +50,9 @@ export class Walker extends ExpressionWalker {
   private callModuleInner(m: ModuleInstance, args: FValue[], keywords: Map<string, FValue>): FValue {
     // An input that is already unknown was named where it arose; pass it on silently.
     if (args[0]?.kind === 'unknown') return args[0];
-    if (m.unknowns.length) {
-      const u = m.unknowns[0];
+    const unknownParts = m.unknowns.filter((u) => !u.bufferOnly);
+    if (unknownParts.length) {
+      const u = unknownParts[0];
       return this.unknown(`\`${u.text.slice(0, 50)}\`: ${u.reason}`);
     }
     if (m.kind === 'layer') {
@@ -78,7 +79,20 @@ export class Walker extends ExpressionWalker {
           keywords,
         );
     }
-    if (this.interp.libraryBases(cls).some((b) => /\.Sequential$/.test(b))) return this.chain(m, args);
+    // No forward of its own: a subclass of a torch.nn container or layer runs the base's forward.
+    if (m.containerKind === 'list') return this.chain(m, args);
+    const base = this.interp
+      .libraryBases(cls)
+      .map((b) => /^torch\.nn\.(?:modules\.\w+\.)?(\w+)$/.exec(b)?.[1])
+      .find((b): b is string => !!b && b !== 'Module');
+    if (base) {
+      const asBase = Object.assign(Object.create(Object.getPrototypeOf(m) as object) as ModuleInstance, m, {
+        typeName: base,
+        kind: 'layer',
+      });
+      const out = callLayer(this.trace, { module: asBase, args, keywords, training: true });
+      if (out) return out;
+    }
     return this.unknown(`\`${m.typeName}\` has no forward`);
   }
 

@@ -211,7 +211,12 @@ export function callMethod(
       return (
         tensorMethod(name, receiver, node.text) ?? {
           kind: 'tensor',
-          shape: SAME_SHAPE_METHODS.has(name) || /^[a-z]\w*_$/.test(name) ? receiver.shape : null,
+          shape:
+            SAME_SHAPE_METHODS.has(name) || /^[a-z]\w*_$/.test(name)
+              ? receiver.shape
+              : name === 'view' || name === 'reshape'
+                ? reshaped(receiver.shape, args.positional)
+                : null,
           text: node.text,
         }
       );
@@ -277,4 +282,15 @@ function stringMethod(input: {
     default:
       return undefined;
   }
+}
+
+/** The shape of `t.view(*dims)` / `t.reshape(dims)` (one -1 allowed), or null when not known. */
+function reshaped(shape: number[] | null, args: Value[]): number[] | null {
+  const items = args.length === 1 && args[0].kind === 'seq' ? args[0].items : args;
+  const dims = items.map((v) => (v.kind === 'num' ? v.value : undefined));
+  if (!shape || dims.some((d) => d === undefined)) return null;
+  const total = shape.reduce((a, d) => a * d, 1);
+  const known = (dims as number[]).filter((d) => d !== -1).reduce((a, d) => a * d, 1);
+  const out = (dims as number[]).map((d) => (d === -1 ? total / known : d));
+  return out.reduce((a, d) => a * d, 1) === total && out.every(Number.isInteger) ? out : null;
 }

@@ -52,7 +52,12 @@ function valuedTorchCall(input: { name: string; args: CallArgs; text: string }):
 }
 
 /** torch functions whose result has their first argument's shape. */
-const ELEMENTWISE = new Set('log exp abs neg sqrt sigmoid tanh clone clamp log1p expm1 sin cos'.split(' '));
+// tril/triu keep the shape too (causal attention masks: `torch.tril(torch.ones(T, T))`).
+const ELEMENTWISE = new Set(
+  'log exp abs neg sqrt sigmoid tanh clone clamp log1p expm1 sin cos tril triu ones_like zeros_like'.split(
+    ' ',
+  ),
+);
 
 /** Calls the library function or class `name` (fully qualified). */
 export function callQualified(
