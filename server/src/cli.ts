@@ -30,6 +30,7 @@ const USAGE = `Usage:
                           [--exclude GLOB]... [--fail-on error|warning|info|hint|never]
   shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision P]
                           [--batch B] [--seq T] [--format text|json]
+                          [--config key=value,...] [--ctor "Class(Config(n_layer=24))"]
   shardlens rules
   shardlens --version
 
