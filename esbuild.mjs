@@ -66,12 +66,16 @@ function findTests(dir) {
   return found;
 }
 
-/** Bundles test files into out/; extra arguments after --tests limit it to paths starting with them. */
+/**
+ * Bundles test files into a fresh out/ (so no stale bundle of another run is left to be run);
+ * extra arguments after --tests limit it to test paths containing one of them.
+ */
 async function buildTests(filters) {
-  if (filters.length === 0) rmSync(join(root, 'out'), { recursive: true, force: true });
+  rmSync(join(root, 'out'), { recursive: true, force: true });
   const entryPoints = findTests(join(root, 'test'))
     .map((p) => relative(root, p))
-    .filter((p) => filters.length === 0 || filters.some((f) => p.startsWith(f)));
+    .filter((p) => filters.length === 0 || filters.some((f) => p.includes(f)));
+  if (entryPoints.length === 0) throw new Error(`no test file path contains ${filters.join(' or ')}`);
   await esbuild.build({
     ...nodeCommon,
     entryPoints,

@@ -1,7 +1,9 @@
 // Status-bar cluster profile: shows the resolved `shardlens.cluster.*` label and registers
-// `shardlens.selectClusterProfile`, which walks GPU → GPUs per node → nodes → links and writes
-// the choice to the workspace settings. Presets come from the server's estimate module.
+// `shardlens.selectClusterProfile`, which walks GPU → GPUs per node → nodes → links (Enter
+// keeps the row marked "(current)"; typing an id such as `a100-40gb` filters) and writes
+// only what changed to the workspace settings. Presets come from the server's estimate module.
 import * as vscode from 'vscode';
+import { changedSettings, pickerRows, type ChoiceRow } from './cluster-choices';
 import {
   listGpus,
   listLinks,
@@ -38,20 +40,34 @@ function refresh(item: vscode.StatusBarItem): void {
   }
 }
 
-type Choice = vscode.QuickPickItem & { id: string };
-
-async function pick(title: string, items: Choice[], current: string): Promise<string | undefined> {
-  const ordered = items.map((i) => ({
-    ...i,
-    picked: i.id === current,
-    description: i.id === current ? `${i.description ?? ''} (current)`.trim() : i.description,
-  }));
-  const chosen = await vscode.window.showQuickPick(ordered, {
-    title,
-    placeHolder: `Current: ${current}`,
-    ignoreFocusOut: true,
+/** One picker step: resolves to the chosen id, or undefined when dismissed. */
+function pick(
+  title: string,
+  options: readonly { id: string; name: string; custom?: boolean }[],
+  current: string,
+): Promise<string | undefined> {
+  const { rows, activeIndex } = pickerRows(options, current);
+  const quickPick = vscode.window.createQuickPick<ChoiceRow & vscode.QuickPickItem>();
+  quickPick.title = title;
+  quickPick.placeholder = `Current: ${current} — type a name or id to filter`;
+  quickPick.matchOnDescription = true;
+  quickPick.ignoreFocusOut = true;
+  quickPick.items = rows;
+  // NOTE: showQuickPick has no way to set the active row, so Enter picked the first one and a
+  // walk through the picker changed settings the user never touched.
+  quickPick.activeItems = [quickPick.items[activeIndex]];
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (value: string | undefined) => {
+      if (settled) return;
+      settled = true;
+      resolve(value);
+      quickPick.dispose();
+    };
+    quickPick.onDidAccept(() => finish(quickPick.selectedItems[0]?.id ?? quickPick.activeItems[0]?.id));
+    quickPick.onDidHide(() => finish(undefined));
+    quickPick.show();
   });
-  return chosen?.id;
 }
 
 async function askCount(title: string, current: number): Promise<number | undefined> {
@@ -67,26 +83,13 @@ async function askCount(title: string, current: number): Promise<number | undefi
 async function selectClusterProfile(): Promise<void> {
   const s = readSettings();
   const custom = s.customProfiles;
-  const gpu = await pick(
-    'Shardlens: GPU (1/5)',
-    listGpus(custom).map((g) => ({
-      id: g.id,
-      label: g.name,
-      description: g.custom ? `${g.id} · custom` : g.id,
-    })),
-    s.gpu,
-  );
+  const gpu = await pick('Shardlens: GPU (1/5)', listGpus(custom), s.gpu);
   if (gpu === undefined) return;
   const gpusPerNode = await askCount('Shardlens: GPUs per node (2/5)', s.gpusPerNode);
   if (gpusPerNode === undefined) return;
   const nodes = await askCount('Shardlens: nodes (3/5)', s.nodes);
   if (nodes === undefined) return;
-  const links = (scope: 'intra' | 'inter') =>
-    listLinks(scope, custom).map((l) => ({
-      id: l.id,
-      label: l.name,
-      description: l.custom ? `${l.id} · custom` : l.id,
-    }));
+  const links = (scope: 'intra' | 'inter') => listLinks(scope, custom);
   const intraNodeLink = await pick('Shardlens: link inside a node (4/5)', links('intra'), s.intraNodeLink);
   if (intraNodeLink === undefined) return;
   let interNodeLink = s.interNodeLink;
@@ -97,18 +100,15 @@ async function selectClusterProfile(): Promise<void> {
   }
   const config = vscode.workspace.getConfiguration(SECTION);
   const target = vscode.ConfigurationTarget.Workspace;
-  const updates: [string, string | number][] = [
-    ['gpu', gpu],
-    ['gpusPerNode', gpusPerNode],
-    ['nodes', nodes],
-    ['intraNodeLink', intraNodeLink],
-    ['interNodeLink', interNodeLink],
-  ];
+  const updates = changedSettings(s, { gpu, gpusPerNode, nodes, intraNodeLink, interNodeLink });
   for (const [key, value] of updates) await config.update(key, value, target);
 }
 
-/** Creates the cluster-profile status-bar item and registers `shardlens.selectClusterProfile`. */
-export function registerClusterPicker(context: vscode.ExtensionContext): void {
+/**
+ * Creates the cluster-profile status-bar item (the caller decides when it shows) and
+ * registers `shardlens.selectClusterProfile`.
+ */
+export function registerClusterPicker(context: vscode.ExtensionContext): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem(
     'shardlens.clusterProfile',
     vscode.StatusBarAlignment.Right,
@@ -117,7 +117,6 @@ export function registerClusterPicker(context: vscode.ExtensionContext): void {
   item.name = 'Shardlens Cluster Profile';
   item.command = COMMAND;
   refresh(item);
-  item.show();
   context.subscriptions.push(
     item,
     vscode.commands.registerCommand(COMMAND, async () => {
@@ -133,4 +132,5 @@ export function registerClusterPicker(context: vscode.ExtensionContext): void {
       if (e.affectsConfiguration(SECTION)) refresh(item);
     }),
   );
+  return item;
 }

@@ -1,6 +1,7 @@
 // The Shardlens extension: starts the bundled language server over stdio, shows its
-// state in the status bar, passes settings and file changes through, and registers the
-// commands (benchmark panel, cluster profile picker, restart, output).
+// state in the status bar (Python editors only), logs to the "Shardlens" output channel,
+// passes settings, file changes and the interpreter's torch version through, and registers
+// the commands (benchmark panel, cluster profile picker, rule docs, restart, output).
 import * as vscode from 'vscode';
 import {
   LanguageClient,
@@ -10,7 +11,15 @@ import {
 } from 'vscode-languageclient/node';
 import { registerBenchmarkCommands } from './benchmark/commands';
 import { registerClusterPicker } from './cluster-picker';
-import { StatusNotification } from '../../server/src/protocol';
+import { showForPythonEditors } from './python-status';
+import { registerRuleDocs } from './rule-docs';
+import { registerTorchProbe } from './torch-probe';
+import {
+  EnvironmentNotification,
+  StatusNotification,
+  type ClientInitOptions,
+} from '../../server/src/protocol';
+import { OPEN_RULE_DOCS_COMMAND } from '../../server/src/rules/docs';
 
 let client: LanguageClient | undefined;
 
@@ -29,7 +38,12 @@ function createClient(context: vscode.ExtensionContext, output: vscode.LogOutput
       configurationSection: 'shardlens',
       fileEvents: vscode.workspace.createFileSystemWatcher('**/{pyproject.toml,*.py}'),
     },
-    initializationOptions: { settings: vscode.workspace.getConfiguration('shardlens') },
+    initializationOptions: {
+      settings: vscode.workspace.getConfiguration('shardlens'),
+      opensRuleDocs: true,
+    } satisfies ClientInitOptions,
+    // NOTE: hovers link rule docs through a command; only that command may run from them.
+    markdown: { isTrusted: { enabledCommands: [OPEN_RULE_DOCS_COMMAND] } },
     outputChannel: output,
   };
   return new LanguageClient('shardlens', 'Shardlens', serverOptions, clientOptions);
@@ -43,10 +57,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.text = '$(loading~spin) Shardlens';
   status.tooltip = 'Shardlens: starting the language server';
   status.command = 'shardlens.showOutput';
-  status.show();
   context.subscriptions.push(output, status);
+  const version = (context.extension.packageJSON as { version?: string }).version ?? 'unknown';
+  output.info(`Shardlens ${version} activating (VS Code ${vscode.version}, ${process.platform}).`);
+  const probeTorch = registerTorchProbe({
+    context,
+    output,
+    send: (params) => void client?.sendNotification(EnvironmentNotification.method, params),
+  });
 
   const start = async () => {
+    output.info(`Starting the language server: ${context.asAbsolutePath('dist/server.js')}`);
     client = createClient(context, output);
     client.onNotification(StatusNotification.method, (params: StatusNotification.Params) => {
       status.text = params.state === 'error' ? '$(error) Shardlens' : '$(pulse) Shardlens';
@@ -56,10 +77,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await client.start();
       status.text = '$(pulse) Shardlens';
       status.tooltip = 'Shardlens is analysing Python files. Click for the log.';
+      output.info(`Language server ${client.initializeResult?.serverInfo?.version ?? ''} is running.`);
+      void probeTorch();
     } catch (error) {
       status.text = '$(error) Shardlens';
       status.tooltip = `Shardlens: the language server failed to start: ${String(error)}`;
-      output.appendLine(`The language server failed to start: ${String(error)}`);
+      output.error(`The language server failed to start: ${String(error)}`);
     }
   };
 
@@ -71,7 +94,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         : Promise.reject(new Error('the Shardlens server is not running')),
   };
   registerBenchmarkCommands(context, forwardingClient, output);
-  registerClusterPicker(context);
+  const clusterItem = registerClusterPicker(context);
+  showForPythonEditors(context, [status, clusterItem]);
+  registerRuleDocs(context, output);
   context.subscriptions.push(
     vscode.commands.registerCommand('shardlens.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('shardlens.restartServer', async () => {

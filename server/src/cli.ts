@@ -12,8 +12,8 @@ import { formatJson, formatSarif, formatText, type FileFinding } from './cli/rep
 import type { Severity } from './rules/types';
 import { rules } from './rules/index';
 import { runEstimate } from './cli-estimate';
+import { asksForHelp, helpFor, MAIN_HELP, VERSION } from './cli/help';
 
-const VERSION = '0.1.0';
 const SEVERITY_RANK: Record<Severity, number> = { hint: 0, information: 1, warning: 2, error: 3 };
 const FAIL_ON: Record<string, number> = { hint: 0, info: 1, information: 1, warning: 2, error: 3, never: 99 };
 
@@ -24,18 +24,6 @@ export interface CliIo {
   cwd: string;
   wasmDir: string;
 }
-
-const USAGE = `Usage:
-  shardlens check PATH... [--format text|json|sarif] [--select CODES] [--ignore CODES]
-                          [--exclude GLOB]... [--fail-on error|warning|info|hint|never]
-  shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision P]
-                          [--batch B] [--seq T] [--format text|json]
-                          [--config key=value,...] [--ctor "Class(Config(n_layer=24))"]
-  shardlens rules
-  shardlens --version
-
-check exits 0 when clean, 1 when findings at or above --fail-on (default warning) exist,
-2 on usage or I/O errors. Settings come from [tool.shardlens] in the nearest pyproject.toml.`;
 
 class UsageError extends Error {}
 
@@ -110,7 +98,8 @@ async function runCheck(args: string[], io: CliIo): Promise<number> {
     // NOTE: discovery applied the excludes of the pyproject.toml governing the working
     // folder; a file may be governed by a nearer one, whose patterns are relative to it.
     if (isExcludedBy(pyproject, file)) continue;
-    const settings = mergeSettings(pyproject?.settings ?? {}, cliSettings);
+    const pin: PartialSettings = pyproject?.torchPin ? { torchVersion: pyproject.torchPin } : {};
+    const settings = mergeSettings(pin, pyproject?.settings ?? {}, cliSettings);
     const analysis = analyzeText({ parser, text, filePath: file, settings });
     const shown = relative(io.cwd, file).split(sep).join('/') || file;
     if (analysis.note) io.stderr(`${shown}: ${analysis.note}`);
@@ -151,6 +140,11 @@ function listRules(io: CliIo): number {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    const subcommandHelp = command && asksForHelp(rest) ? helpFor(command) : undefined;
+    if (subcommandHelp) {
+      io.stdout(subcommandHelp);
+      return 0;
+    }
     if (command === 'check') return await runCheck(rest, io);
     if (command === 'estimate') return await runEstimate(rest, io);
     if (command === 'rules') return listRules(io);
@@ -159,13 +153,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (command === '--help' || command === '-h' || command === 'help') {
-      io.stdout(USAGE);
+      io.stdout(helpFor(rest[0]) ?? MAIN_HELP);
       return 0;
     }
     throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`shardlens: ${error.message}\n\n${USAGE}`);
+      io.stderr(`shardlens: ${error.message}\n\n${MAIN_HELP}`);
       return 2;
     }
     io.stderr(`shardlens: ${(error as Error).message}`);

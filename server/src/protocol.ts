@@ -47,3 +47,25 @@ export namespace StatusNotification {
     message?: string;
   }
 }
+
+/**
+ * Sent by the client when it learns the workspace interpreter's PyTorch version (it runs
+ * `python -c "import torch; print(torch.__version__)"` in trusted workspaces only).
+ * Settings (`shardlens.torchVersion`, `[tool.shardlens] torch-version`) take precedence.
+ */
+export namespace EnvironmentNotification {
+  export const method = 'shardlens/environment';
+  export interface Params {
+    /** The interpreter that was asked. */
+    interpreter: string;
+    /** `torch.__version__`, or null when the interpreter has no torch (or could not run). */
+    torchVersion: string | null;
+  }
+}
+
+/** What the client announces in `initializationOptions` besides its settings. */
+export interface ClientInitOptions {
+  settings?: unknown;
+  /** The client registers `shardlens.openRuleDocs` (rendered, read-only rule pages). */
+  opensRuleDocs?: boolean;
+}

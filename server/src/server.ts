@@ -1,13 +1,15 @@
-// Connection wiring for the Shardlens language server: capabilities, settings,
-// debounced diagnostics, hover, inlay hints, code lenses, code actions and the custom
-// `shardlens/layerAt` request. Every handler is isolated: an exception is logged and
-// answered with an empty result, never allowed to take the server down.
+// Connection wiring for the Shardlens language server: capabilities, settings (with
+// inlay-hint and code-lens refreshes when they change), debounced diagnostics, hover,
+// inlay hints, code lenses, code actions and the custom `shardlens/layerAt` request. Every
+// handler is isolated: an exception is logged and answered with an empty result.
 import {
   createConnection,
   ProposedFeatures,
+  CodeActionKind,
   TextDocuments,
   TextDocumentSyncKind,
   DidChangeConfigurationNotification,
+  CodeLensRefreshRequest,
   ResponseError,
   LSPErrorCodes,
   MessageType,
@@ -23,11 +25,20 @@ import { settingsFromEditor } from './config/settings';
 import { Session, filePathOf } from './session';
 import { toDiagnostic, Debouncer } from './features/diagnostics';
 import { provideCodeActions } from './features/code-actions';
+import { FIX_ALL_KIND } from './features/fix-all';
 import { provideHover } from './features/hover';
 import { provideInlayHints } from './features/inlay-hints';
 import { provideCodeLenses } from './features/code-lens';
 import { provideLayerAt } from './features/layer-at';
-import { LayerAtRequest, StatusNotification } from './protocol';
+import {
+  EnvironmentNotification,
+  LayerAtRequest,
+  StatusNotification,
+  type ClientInitOptions,
+} from './protocol';
+import { findingHoverMarkdown } from './features/finding-hover';
+import { ruleDocsHref } from './rules/docs';
+import { readServerInfo } from './server-info';
 import { WorkspaceFiles } from './modules/workspace-files';
 
 /** Options for {@link startServer}; tests pass their own connection and wasm folder. */
@@ -43,6 +54,8 @@ export interface ServerOptions {
 export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): void {
   const documents = new TextDocuments(TextDocument);
   const debouncer = new Debouncer();
+  const info = readServerInfo(docsRoot);
+  const grammarStart = Date.now();
   const parserReady = initParser({ wasmDir });
   let session: Session | undefined;
   /** Parsed workspace files that open documents import (cross-file model evaluation). */
@@ -50,8 +63,12 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
   let workspaceRoots: string[] = [];
   let canPullConfiguration = false;
   let canWatchFolders = false;
+  let canRefreshInlayHints = false;
+  let canRefreshCodeLenses = false;
+  let clientOpensDocs = false;
 
   const log = (message: string) => connection.console.log(message);
+  const logInfo = (message: string) => connection.console.info(message);
   const logError = (context: string, error: unknown) =>
     connection.console.error(`${context}: ${(error as Error)?.stack ?? String(error)}`);
 
@@ -83,6 +100,14 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
   connection.onInitialize((params): InitializeResult => {
     canPullConfiguration = !!params.capabilities.workspace?.configuration;
     canWatchFolders = !!params.capabilities.workspace?.workspaceFolders;
+    canRefreshInlayHints = !!params.capabilities.workspace?.inlayHint?.refreshSupport;
+    canRefreshCodeLenses = !!params.capabilities.workspace?.codeLens?.refreshSupport;
+    const options = (params.initializationOptions ?? {}) as ClientInitOptions;
+    clientOpensDocs = options.opensRuleDocs === true;
+    logInfo(
+      `Shardlens language server ${info.version} starting (Node ${process.version}, ` +
+        `${workspaceRootsOf(params).length} workspace folder(s))`,
+    );
     workspaceRoots = (params.workspaceFolders ?? [])
       .map((folder) => filePathOf(folder.uri))
       .filter((p): p is string => !!p);
@@ -90,14 +115,21 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       const root = filePathOf(params.rootUri);
       if (root) workspaceRoots.push(root);
     }
-    const initial = settingsFromEditor((params.initializationOptions as { settings?: unknown })?.settings);
+    const initial = settingsFromEditor(options.settings);
     parserReady.then(
       (parser) => {
+        logInfo(`Python grammar loaded in ${Date.now() - grammarStart} ms: ${info.grammar}`);
         session = new Session(parser, () => workspaceRoots);
         workspace = new WorkspaceFiles({ roots: workspaceRoots, parser });
         session.setEditorSettings(initial);
       },
-      (error) => logError('loading the Python grammar', error),
+      (error) => {
+        logError('loading the Python grammar', error);
+        connection.sendNotification(StatusNotification.method, {
+          state: 'error',
+          message: 'the Python grammar failed to load; see the Shardlens output',
+        });
+      },
     );
     return {
       capabilities: {
@@ -105,10 +137,10 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
         hoverProvider: true,
         inlayHintProvider: true,
         codeLensProvider: { resolveProvider: false },
-        codeActionProvider: { codeActionKinds: ['quickfix'] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
-      serverInfo: { name: 'shardlens', version: '0.1.0' },
+      serverInfo: { name: 'shardlens', version: info.version },
     };
   });
 
@@ -143,13 +175,34 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
     } catch (error) {
       logError('reading settings', error);
     }
+    settingsChanged();
+  }
+
+  /** After settings change: new diagnostics, and ask the client to re-request hints and lenses. */
+  function settingsChanged(): void {
     revalidateAll();
+    if (canRefreshInlayHints) connection.languages.inlayHint.refresh().catch(() => undefined);
+    if (canRefreshCodeLenses) connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
   }
 
   connection.onDidChangeConfiguration(async (change) => {
     if (canPullConfiguration) return refreshSettings();
     session?.setEditorSettings(settingsFromEditor((change.settings as { shardlens?: unknown })?.shardlens));
-    revalidateAll();
+    settingsChanged();
+  });
+
+  connection.onNotification(EnvironmentNotification.method, (params: EnvironmentNotification.Params) => {
+    logInfo(
+      params.torchVersion
+        ? `PyTorch ${params.torchVersion} found with ${params.interpreter}`
+        : `No PyTorch found with ${params.interpreter}; version-dependent fixes name the version they need`,
+    );
+    parserReady
+      .then(() => {
+        session?.setProbedTorchVersion(params.torchVersion);
+        settingsChanged();
+      })
+      .catch(() => undefined);
   });
 
   connection.onDidChangeWatchedFiles((params) => {
@@ -158,7 +211,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       if (path) workspace?.invalidate(path);
     }
     session?.invalidateAll();
-    revalidateAll();
+    settingsChanged();
   });
 
   function revalidateAll(): void {
@@ -194,10 +247,11 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
           type: MessageType.Warning,
           message: `Shardlens: ${problem}`,
         });
-        log(problem);
+        connection.console.warn(`Configuration problem: ${problem}`);
       }
       session.configProblems.clear();
-      const diagnostics = analysis.findings.map((finding) => toDiagnostic(finding, docsRoot));
+      const href = docsHrefFor(uri);
+      const diagnostics = analysis.findings.map((finding) => toDiagnostic(finding, href(finding.code)));
       connection.sendDiagnostics({ uri, version, diagnostics });
     } catch (error) {
       logError(`analysing ${uri}`, error);
@@ -216,6 +270,12 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
     connection.sendDiagnostics({ uri: event.document.uri, diagnostics: [] });
   });
 
+  /** The docs link of each rule code for a document (its settings may name hosted docs). */
+  const docsHrefFor = (uri: string) => {
+    const baseUrl = session?.settingsFor(uri).docsBaseUrl ?? '';
+    return (code: string) => ruleDocsHref({ code, baseUrl, docsRoot, clientOpensDocs });
+  };
+
   const modelOf = (uri: string) => {
     const document = documents.get(uri);
     return document && session
@@ -227,12 +287,23 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
     guarded('hover', token, null, () => {
       const state = modelOf(params.textDocument.uri);
       if (!state?.analysis.model) return null;
-      return provideHover({
+      const finding = findingHoverMarkdown({
+        findings: state.analysis.findings,
+        position: params.position,
+        docsHref: docsHrefFor(params.textDocument.uri),
+      });
+      const model = provideHover({
         model: state.analysis.model,
         position: params.position,
         settings: state.settings,
         workspace,
       });
+      const parts = [finding, model ? (model.contents as { value: string }).value : undefined].filter(
+        Boolean,
+      );
+      return parts.length
+        ? { contents: { kind: 'markdown' as const, value: parts.join('\n\n---\n\n') } }
+        : null;
     }),
   );
 
@@ -270,6 +341,9 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
         uri: params.textDocument.uri,
         diagnostics: params.context.diagnostics,
         source: state.analysis.model.source,
+        only: params.context.only,
+        findings: state.analysis.findings,
+        torchVersion: state.settings.torchVersion,
       });
     }),
   );
@@ -296,6 +370,13 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
 
   documents.listen(connection);
   connection.listen();
+}
+
+function workspaceRootsOf(params: {
+  workspaceFolders?: { uri: string }[] | null;
+  rootUri?: string | null;
+}): string[] {
+  return params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
 }
 
 function basename(uri: string): string {

@@ -24,6 +24,8 @@ export class Session {
    */
   private readonly settingsCache = new Map<string, Settings>();
   private editorSettings: PartialSettings = {};
+  /** `torch.__version__` of the workspace interpreter, as the client probed it ('' if unknown). */
+  private probedTorchVersion = '';
   /** Messages about configuration (e.g. an invalid pyproject.toml), reported once each. */
   readonly configProblems = new Set<string>();
   /** Every problem ever put in `configProblems`, so that each is reported once, not per edit. */
@@ -37,6 +39,14 @@ export class Session {
   /** Replaces the editor-side settings (from `workspace/configuration`). */
   setEditorSettings(settings: PartialSettings): void {
     this.editorSettings = settings;
+    this.settingsCache.clear();
+    this.cache.clear();
+  }
+
+  /** Records the interpreter's torch version (settings and pyproject.toml still win). */
+  setProbedTorchVersion(version: string | null): void {
+    if ((version ?? '') === this.probedTorchVersion) return;
+    this.probedTorchVersion = version ?? '';
     this.settingsCache.clear();
     this.cache.clear();
   }
@@ -66,15 +76,17 @@ export class Session {
   }
 
   private computeSettings(uri: string): Settings {
+    const probed: PartialSettings = this.probedTorchVersion ? { torchVersion: this.probedTorchVersion } : {};
     const path = filePathOf(uri);
-    if (!path) return mergeSettings(this.editorSettings);
+    if (!path) return mergeSettings(probed, this.editorSettings);
     const root = this.workspaceRoots().find((r) => path.startsWith(r));
     const pyproject = loadPyprojectFor(path, root);
     if (pyproject?.error && !this.reportedProblems.has(pyproject.error)) {
       this.reportedProblems.add(pyproject.error);
       this.configProblems.add(pyproject.error);
     }
-    return mergeSettings(this.editorSettings, pyproject?.settings ?? {});
+    const pin: PartialSettings = pyproject?.torchPin ? { torchVersion: pyproject.torchPin } : {};
+    return mergeSettings(pin, probed, this.editorSettings, pyproject?.settings ?? {});
   }
 
   /** The analysis of a document's current version (computed once per version and settings). */

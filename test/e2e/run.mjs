@@ -9,6 +9,7 @@ import { launchBrowser, openWorkbench, runCommand, screenshot } from './lib/work
 import { uiScenarios } from './scenarios/ui.mjs';
 import { cleanup, outputDir, setup, startUiServer, timed } from './setup.mjs';
 import { prepareWorkspace, repoRoot } from './workspace.mjs';
+uiScenarios.push(...(await import('./scenarios/benchmark-scenarios.mjs')).benchmarkScenarios);
 
 const started = Date.now();
 const timings = {};

@@ -21,6 +21,7 @@ import type {
   Diagnostic,
   Hover,
   InitializeResult,
+  InlayHint,
   Position,
   PublishDiagnosticsParams,
   Range,
@@ -46,6 +47,10 @@ export interface InitializeOptions {
   workspaceFolders?: string[];
   /** Whether the client announces workspace folder support (default true, as VS Code does). */
   workspaceFolderSupport?: boolean;
+  /** Whether the client announces inlay-hint and code-lens refresh support (default true, as VS Code does). */
+  refreshSupport?: boolean;
+  /** `initializationOptions.opensRuleDocs`: the client has the rendered docs command (default false). */
+  opensRuleDocs?: boolean;
 }
 
 const POLL_MS = 5;
@@ -77,6 +82,8 @@ export class LspClient {
   readonly shown: string[] = [];
   /** How many `workspace/configuration` requests were answered. */
   configurationRequests = 0;
+  /** Every refresh request the server sent (`workspace/inlayHint/refresh`, `workspace/codeLens/refresh`). */
+  readonly refreshes: string[] = [];
   private settings: Record<string, unknown> = {};
   private readonly documents = new Map<string, TextDocument>();
 
@@ -104,6 +111,11 @@ export class LspClient {
       return null;
     });
     this.connection.onRequest('client/registerCapability', () => null);
+    for (const method of ['workspace/inlayHint/refresh', 'workspace/codeLens/refresh'])
+      this.connection.onRequest(method, () => {
+        this.refreshes.push(method);
+        return null;
+      });
     this.connection.onRequest('window/workDoneProgress/create', () => null);
     this.connection.listen();
   }
@@ -116,10 +128,12 @@ export class LspClient {
       processId: null,
       rootUri: folders[0] ? fileUri(folders[0]) : null,
       workspaceFolders: folders.map((path, i) => ({ uri: fileUri(path), name: `folder${i}` })),
-      initializationOptions: { settings: this.settings },
+      initializationOptions: { settings: this.settings, opensRuleDocs: options.opensRuleDocs ?? false },
       capabilities: {
         workspace: {
           configuration: true,
+          inlayHint: { refreshSupport: options.refreshSupport ?? true },
+          codeLens: { refreshSupport: options.refreshSupport ?? true },
           didChangeConfiguration: { dynamicRegistration: true },
           workspaceFolders: options.workspaceFolderSupport ?? true,
         },
@@ -221,13 +235,23 @@ export class LspClient {
     return this.connection.sendRequest('textDocument/hover', { textDocument: { uri }, position });
   }
 
-  /** Requests code actions for diagnostics over a range. */
-  codeActions(uri: string, range: Range, diagnostics: Diagnostic[]): Promise<CodeAction[] | null> {
+  /** Requests code actions for diagnostics over a range (`only`: the kinds asked for, as on save). */
+  codeActions(
+    uri: string,
+    range: Range,
+    diagnostics: Diagnostic[],
+    only?: string[],
+  ): Promise<CodeAction[] | null> {
     return this.connection.sendRequest('textDocument/codeAction', {
       textDocument: { uri },
       range,
-      context: { diagnostics, only: undefined },
+      context: { diagnostics, only },
     });
+  }
+
+  /** Requests inlay hints over a range. */
+  inlayHints(uri: string, range: Range): Promise<InlayHint[] | null> {
+    return this.connection.sendRequest('textDocument/inlayHint', { textDocument: { uri }, range });
   }
 
   /** Sends a request and cancels it right away; resolves to what the server answered. */

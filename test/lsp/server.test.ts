@@ -49,7 +49,9 @@ describe('language server in process', () => {
     try {
       assert.equal(result.capabilities.textDocumentSync, TextDocumentSyncKind.Incremental);
       assert.equal(result.capabilities.hoverProvider, true);
-      assert.deepEqual(result.capabilities.codeActionProvider, { codeActionKinds: ['quickfix'] });
+      assert.deepEqual(result.capabilities.codeActionProvider, {
+        codeActionKinds: ['quickfix', 'source.fixAll.shardlens'],
+      });
       assert.equal(result.serverInfo?.name, 'shardlens');
     } finally {
       await dispose();
@@ -124,7 +126,7 @@ describe('language server in process', () => {
       assert.deepEqual(codes(diagnostics), ['SL101']);
       assert.deepEqual(diagnostics[0].range.start, { line: ITEM_LINE, character: ITEM_COLUMN });
       const actions = (await client.codeActions(uri, diagnostics[0].range, diagnostics)) ?? [];
-      const suppress = actions.find((a) => a.title === 'Suppress SL101 on this line');
+      const suppress = actions.find((a) => a.title === 'Disable SL101 for this line');
       assert.ok(suppress?.edit?.changes?.[uri], JSON.stringify(actions));
       const version = await client.applyEdits(uri, suppress.edit.changes[uri]);
       assert.equal(
@@ -134,13 +136,13 @@ describe('language server in process', () => {
       assert.deepEqual(await client.diagnostics(uri, version), []);
     }));
 
-  test('"Suppress SL101 on this line" applied and reanalysed leaves no diagnostic', () =>
+  test('"Disable SL101 for this line" applied and reanalysed leaves no diagnostic', () =>
     withServer(async ({ client }) => {
       const uri = newUri();
       await client.open(uri, HOT_LOOP);
       const diagnostics = await client.diagnostics(uri, 1);
       const actions = (await client.codeActions(uri, diagnostics[0].range, diagnostics)) ?? [];
-      const suppress = actions.find((a) => a.title === 'Suppress SL101 on this line');
+      const suppress = actions.find((a) => a.title === 'Disable SL101 for this line');
       assert.ok(suppress, `actions: ${actions.map((a) => a.title).join(', ')}`);
       assert.equal(suppress.kind, 'quickfix');
       const edits = suppress.edit?.changes?.[uri];

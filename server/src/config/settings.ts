@@ -37,6 +37,14 @@ export interface Settings {
   estimate: EstimateSettings;
   inlayHints: boolean;
   codeLens: boolean;
+  /**
+   * The PyTorch version of the workspace (`2.1`, `2.4.0+cu121`), or '' when unknown: from
+   * `shardlens.torchVersion`, `[tool.shardlens] torch-version`, the client's probe of the
+   * selected interpreter, or a `torch>=X` pin in `[project] dependencies` (a lower bound).
+   */
+  torchVersion: string;
+  /** Hosted rule docs (`https://…/rules`, or a URL with `{code}`); '' for the shipped pages. */
+  docsBaseUrl: string;
 }
 
 /** The defaults, identical to the `default`s contributed in package.json. */
@@ -59,6 +67,8 @@ export function defaultSettings(): Settings {
     estimate: { strategy: 'ddp', precision: 'bf16', optimizer: 'adamw', batchSize: 8, sequenceLength: 1024 },
     inlayHints: true,
     codeLens: true,
+    torchVersion: '',
+    docsBaseUrl: '',
   };
 }
 
@@ -110,6 +120,7 @@ export function settingsFromEditor(section: unknown): PartialSettings {
   const estimate = isObject(section.estimate) ? section.estimate : {};
   const inlayHints = isObject(section.inlayHints) ? section.inlayHints : {};
   const codeLens = isObject(section.codeLens) ? section.codeLens : {};
+  const docs = isObject(section.docs) ? section.docs : {};
   return dropUndefined({
     enable: bool(section.enable),
     select: strings(section.select),
@@ -121,6 +132,8 @@ export function settingsFromEditor(section: unknown): PartialSettings {
     estimate: readEstimate(estimate),
     inlayHints: bool(inlayHints.enable),
     codeLens: bool(codeLens.enable),
+    torchVersion: str(section.torchVersion),
+    docsBaseUrl: str(docs.baseUrl),
   });
 }
 
@@ -151,6 +164,11 @@ function readEstimate(estimate: Loose): Partial<EstimateSettings> {
 export interface PyprojectSettings {
   settings: PartialSettings;
   error?: string;
+  /**
+   * The lower bound of a `torch>=X` pin in `[project] dependencies`: the torch version to
+   * assume when neither a setting nor the interpreter says (`settings.torchVersion` wins).
+   */
+  torchPin?: string;
 }
 
 /**
@@ -170,8 +188,11 @@ export function settingsFromPyproject(text: string): PyprojectSettings {
   }
   const tool = isObject(document.tool) ? document.tool : {};
   const section = isObject(tool.shardlens) ? tool.shardlens : undefined;
-  if (!section) return { settings: {} };
+  const pin = torchPin(document.project);
+  const withPin = pin ? { torchPin: pin } : {};
+  if (!section) return { settings: {}, ...withPin };
   return {
+    ...withPin,
     settings: dropUndefined({
       enable: bool(section.enable),
       select: strings(section.select),
@@ -181,8 +202,19 @@ export function settingsFromPyproject(text: string): PyprojectSettings {
       debounceMs: num(section['debounce-ms']),
       cluster: isObject(section.cluster) ? readCluster(section.cluster) : undefined,
       estimate: isObject(section.estimate) ? readEstimate(section.estimate) : undefined,
+      torchVersion: str(section['torch-version']),
     }),
   };
+}
+
+/** The lower bound of a `torch>=X` / `torch==X` / `torch~=X` entry in `[project] dependencies`. */
+function torchPin(project: unknown): string | undefined {
+  const dependencies = isObject(project) ? strings(project.dependencies) : undefined;
+  for (const dependency of dependencies ?? []) {
+    const pin = /^\s*torch\s*(?:\[[^\]]*\])?\s*(?:>=|==|~=)\s*(\d+(?:\.\d+)*)/.exec(dependency);
+    if (pin) return pin[1];
+  }
+  return undefined;
 }
 
 /** Applies sources in order; later sources win key by key (so pass pyproject last). */

@@ -2,7 +2,6 @@
 // schedules validation: one pending run per URI, debounced, with stale results dropped.
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import type { Finding, Severity } from '../rules/types';
-import { docsUri } from '../rules/docs';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -16,8 +15,8 @@ export interface DiagnosticData {
   fixes: Finding['fixes'];
 }
 
-/** Converts one finding into an LSP diagnostic whose code links to its docs page under `docsRoot`. */
-export function toDiagnostic(finding: Finding, docsRoot: string): Diagnostic {
+/** Converts one finding into an LSP diagnostic whose code links to `docsHref` (see `ruleDocsHref`). */
+export function toDiagnostic(finding: Finding, docsHref: string): Diagnostic {
   return {
     range: {
       start: { line: finding.range.start.line, character: finding.range.start.column },
@@ -25,7 +24,7 @@ export function toDiagnostic(finding: Finding, docsRoot: string): Diagnostic {
     },
     severity: SEVERITY[finding.severity],
     code: finding.code,
-    codeDescription: { href: docsUri(finding.code, docsRoot) },
+    codeDescription: { href: docsHref },
     source: 'shardlens',
     message: finding.message,
     data: { fixes: finding.fixes } satisfies DiagnosticData,

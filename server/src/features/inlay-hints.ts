@@ -1,13 +1,16 @@
 // Inlay hints after each nn.Module class header: parameters, peak memory per GPU for the
 // active strategy and cluster, and the gradient communication per step (with its time only
-// when a link bandwidth is known). Switched by `settings.inlayHints`.
-import { InlayHintKind, type InlayHint, type Range } from 'vscode-languageserver';
+// when a link bandwidth is known). The label is short (whole parts, at most
+// INLAY_LABEL_MAX_CHARS); the tooltip has the full text and the assumptions.
+// Switched by `settings.inlayHints`.
+import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
 import type { FileModel } from '../analysis/file-model';
 import type { Settings } from '../config/settings';
 import { formatBytes, formatParams, formatSeconds } from '../estimate';
 import type { ModuleTree, WorkspaceFiles } from '../modules';
 import {
   STRATEGY_LABELS,
+  assumptionsLine,
   estimatesFor,
   evaluationFor,
   modelInputOf,
@@ -31,9 +34,14 @@ export function provideInlayHints(input: {
       if (tree.line < range.start.line || tree.line > range.end.line) continue;
       const setup = setupFor({ settings, evaluation, tree });
       const character = model.root.source.lineText(tree.line).length;
+      const text = inlayText(tree, setup);
       hints.push({
         position: { line: tree.line, character },
-        label: inlayLabel(tree, setup),
+        label: fitLabel(text.short),
+        tooltip: {
+          kind: MarkupKind.Markdown,
+          value: [`**${tree.name}**: ${text.full.join(' · ')}`, assumptionsLine(setup)].join('\n\n'),
+        },
         kind: InlayHintKind.Type,
         paddingLeft: true,
       });
@@ -45,22 +53,52 @@ export function provideInlayHints(input: {
   }
 }
 
-/** The hint text of one class (exported for tests and the CLI's text output). */
-export function inlayLabel(tree: ModuleTree, setup: EstimateSetup): string {
+/** The longest inlay label: longer ones are cut off in the editor (issue 15). */
+export const INLAY_LABEL_MAX_CHARS = 43;
+
+/**
+ * The label from the short parts: as many whole parts as fit in `maxChars` (joined by ` · `);
+ * a first part that alone is too long is cut at a word boundary and ends with `…`.
+ */
+export function fitLabel(parts: readonly string[], maxChars = INLAY_LABEL_MAX_CHARS): string {
+  let label = '';
+  for (const part of parts) {
+    const next = label ? `${label} · ${part}` : part;
+    if (next.length > maxChars) break;
+    label = next;
+  }
+  if (label || parts.length === 0) return label;
+  const words = parts[0].split(' ');
+  while (words.length > 1 && words.join(' ').length > maxChars - 1) words.pop();
+  return `${words.join(' ').slice(0, maxChars - 1)}…`;
+}
+
+/** The hint text of one class: the full text (tooltip, CLI) and short parts for the label. */
+export function inlayText(tree: ModuleTree, setup: EstimateSetup): { full: string[]; short: string[] } {
   const input = modelInputOf(tree);
-  if (!input) return `≥ ${formatParams(tree.params.known)} params + unknown`;
+  if (!input) {
+    const text = `≥ ${formatParams(tree.params.known)} params + unknown`;
+    return { full: [text], short: [text] };
+  }
   const [estimate] = estimatesFor({ model: input, setup, strategies: [setup.strategy] });
   const where = setup.profile ? `${setup.profile.worldSize}× ${setup.profile.gpu.name}` : '1 GPU';
   const parts = [
     `${formatParams(input.params)} params`,
     `${formatBytes(estimate.memory.peak)}/GPU peak (${STRATEGY_LABELS[setup.strategy]}, ${where})`,
   ];
+  const short = [parts[0], `${formatBytes(estimate.memory.peak)}/GPU`];
   if (estimate.comm.length) {
     const bytes = estimate.comm.reduce((sum, c) => sum + c.bytesPerStep, 0);
     const kinds = [...new Set(estimate.comm.map((c) => c.collective.split(' ')[0]))].join(' + ');
     const time =
       estimate.commSecondsPerStep === null ? '' : ` ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
     parts.push(`${kinds} ${formatBytes(bytes)}/step${time}`);
+    short.push(`${formatBytes(bytes)}/step`);
   }
-  return parts.join(' · ');
+  return { full: parts, short };
+}
+
+/** The full hint text of one class (exported for tests and the CLI's text output). */
+export function inlayLabel(tree: ModuleTree, setup: EstimateSetup): string {
+  return inlayText(tree, setup).full.join(' · ');
 }

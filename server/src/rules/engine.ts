@@ -46,7 +46,7 @@ export function runRules(
   const failures: AnalysisResult['failures'] = [];
   if (!settings.enable || !model.usesTorch) return { findings, failures };
   for (const rule of rules) {
-    if (!isRuleEnabled(rule, settings)) continue;
+    if (!isRuleEnabled(rule, settings) || model.suppressions.isSuppressedInFile(rule.code)) continue;
     const context = makeContext(rule, model, settings, findings);
     try {
       rule.check(context);
@@ -64,10 +64,12 @@ function makeContext(rule: Rule, model: FileModel, settings: Settings, sink: Fin
   const override = settings.severity[rule.code];
   return {
     model,
-    report({ node, message, range, role, severity, fixes }) {
+    settings,
+    report({ node, message, detail, range, role, severity, fixes }) {
       let resolved: Severity | undefined;
+      let effectiveRole: Role | undefined;
       if (rule.severity === 'by-role') {
-        const effectiveRole = role ?? model.roleOf(node);
+        effectiveRole = role ?? model.roleOf(node);
         resolved = ROLE_SEVERITY[effectiveRole];
         if (resolved && effectiveRole === 'hot' && override && override !== 'off') resolved = override;
       } else {
@@ -79,9 +81,11 @@ function makeContext(rule: Rule, model: FileModel, settings: Settings, sink: Fin
       sink.push({
         code: rule.code,
         message,
+        ...(detail ? { detail } : {}),
         range: range ?? { start: node.start, end: node.end },
         severity: resolved,
         fixes: fixes ?? [],
+        ...(effectiveRole ? { role: effectiveRole } : {}),
       });
     },
   };

@@ -1,8 +1,9 @@
 // SL101: `.item()` on a tensor inside a hot training step — a host–device sync every step.
 import { methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { displayName, isDeviceTensor, syncCost } from './sync-helpers';
+import { isDeviceTensor } from './sync-helpers';
 import { callsToMethod } from './method-calls';
 import type { Rule } from './types';
+import { sl101Text } from './messages/sl1';
 
 /**
  * `.item()` in a hot training step forces a host–device sync every step.
@@ -58,10 +59,7 @@ export const sl101: Rule = {
       if (!isDeviceTensor(model, method.receiver)) continue;
       report({
         node: call,
-        message:
-          `\`.item()\` on ${displayName(method.receiver)} waits for the GPU: every queued kernel must finish ` +
-          `before the value reaches the host. ${syncCost(model, call)} Keep a running sum on the device ` +
-          `(\`total += loss.detach()\`) and call \`.item()\` once per log interval.`,
+        ...sl101Text({ model, node: call, receiver: method.receiver }),
       });
     }
   },

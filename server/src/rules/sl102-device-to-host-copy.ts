@@ -1,7 +1,8 @@
 // SL102: device→host copies of a tensor (`.cpu()`, `.to("cpu")`, `.tolist()`) in a hot step.
 import { methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { chainHasHostCopy, displayName, hostCopy, isHostResident, isTensor, syncCost } from './sync-helpers';
+import { chainHasHostCopy, hostCopy, isHostResident, isTensor } from './sync-helpers';
 import type { Rule } from './types';
+import { sl102Text } from './messages/sl1';
 
 /**
  * A blocking device→host copy (`.cpu()`, `.to("cpu")`, `.tolist()`) syncs the GPU every step.
@@ -65,10 +66,7 @@ export const sl102: Rule = {
       const spelled = tail.length <= 40 ? `\`${tail}\`` : `\`.${method!.name}()\``;
       report({
         node: call,
-        message:
-          `${spelled} copies ${displayName(receiver)} to the host and blocks until every queued kernel has ` +
-          `finished. ${syncCost(model, call)} Keep the values on the device (accumulate there) and copy ` +
-          `once per log interval or after the loop.`,
+        ...sl102Text({ model, node: call, spelled, receiver }),
       });
     }
   },

@@ -1,7 +1,8 @@
 // SL103: `float(t)`, `int(t)`, `bool(t)`, `torch.allclose`/`torch.equal` — a tensor turned into a Python scalar.
 import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { builtinCall, displayName, isDeviceTensor, isTensor, syncCost } from './sync-helpers';
+import { builtinCall, isDeviceTensor, isTensor } from './sync-helpers';
 import type { Rule } from './types';
+import { sl103BoolText, sl103BuiltinText } from './messages/sl1';
 
 const CONVERSIONS = new Set(['float', 'int', 'bool', 'complex']);
 const BOOL_RESULT = /^(allclose|equal|is_nonzero)$/;
@@ -51,10 +52,7 @@ export const sl103: Rule = {
       if (builtin && args.length === 1 && isDeviceTensor(model, args[0])) {
         report({
           node: call,
-          message:
-            `\`${builtin}()\` of ${displayName(args[0])} reads the value on the host, so the CPU waits for ` +
-            `every queued kernel. ${syncCost(model, call)} Keep it a tensor (\`.detach()\`) and convert once ` +
-            `per log interval.`,
+          ...sl103BuiltinText({ model, node: call, builtin, argument: args[0] }),
         });
         continue;
       }
@@ -66,10 +64,7 @@ export const sl103: Rule = {
       if (!torchBool && !methodBool) continue;
       report({
         node: call,
-        message:
-          `\`${torchBool ? qualified : `.${method!.name}()`}\` returns a Python bool, so the CPU waits for every ` +
-          `queued kernel to produce it. ${syncCost(model, call)} Compare on the device ` +
-          `(\`torch.isclose(a, b).all()\`) and read the flag once per log interval.`,
+        ...sl103BoolText({ model, node: call, callee: torchBool ? qualified : `.${method!.name}()` }),
       });
     }
   },

@@ -2,9 +2,10 @@
 import type { SyntaxNode } from '../parse/syntax';
 import { methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { stringInterpolations } from '../analysis/value-vocabulary';
-import { builtinCall, displayName, isDeviceTensor, syncCost } from './sync-helpers';
+import { builtinCall, isDeviceTensor } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl104Text } from './messages/sl1';
 
 const PRINTERS = new Set(['print', 'str', 'repr', 'format']);
 
@@ -52,10 +53,7 @@ export const sl104: Rule = {
     const flag = (value: SyntaxNode, how: string) =>
       report({
         node: value,
-        message:
-          `${how} ${displayName(value)} converts it to text on the host, so the CPU waits for every queued ` +
-          `kernel. ${syncCost(model, value)} Format it inside a log-interval branch, or log a device-side ` +
-          `running value once per interval.`,
+        ...sl104Text({ model, node: value, how }),
       });
     for (const call of model.nodes.call) {
       const builtin = builtinCall(model, call, PRINTERS);

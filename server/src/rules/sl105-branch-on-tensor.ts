@@ -2,9 +2,10 @@
 // `a if t else b`, `t and x`, `not t`) — each truth test is a `bool(t)`, a sync.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, unwrap } from '../analysis/syntax-helpers';
-import { displayName, isDeviceTensor, lastAssignedValue, syncCost } from './sync-helpers';
+import { isDeviceTensor, lastAssignedValue } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl105Text } from './messages/sl1';
 
 /**
  * Python control flow on a tensor value calls `bool(t)`: a sync.
@@ -55,10 +56,7 @@ export const sl105: Rule = {
         seen.add(tested);
         report({
           node: tested,
-          message:
-            `${where} tests ${displayName(tested)}, a tensor: Python calls \`bool()\` on it and the CPU waits ` +
-            `for every queued kernel. ${syncCost(model, tested)} Keep the decision on the device ` +
-            `(\`torch.where\`, masking) or check it once per log interval.`,
+          ...sl105Text({ model, node: tested, where }),
         });
       }
     };

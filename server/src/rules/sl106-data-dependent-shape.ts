@@ -2,9 +2,10 @@
 // `masked_select`, one-argument `torch.where`, `repeat_interleave` with tensor repeats).
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { displayName, isBoolTensor, isDeviceTensor, isTensor, syncCost } from './sync-helpers';
+import { displayName, isBoolTensor, isDeviceTensor, isTensor } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl106Text } from './messages/sl1';
 
 const SHAPE_FROM_VALUES = /^(nonzero|argwhere|masked_select|unique|unique_consecutive)$/;
 
@@ -55,10 +56,7 @@ export const sl106: Rule = {
     const flag = (node: SyntaxNode, what: string) =>
       report({
         node,
-        message:
-          `${what} has an output size that depends on the tensor's values, so the host waits for the GPU to ` +
-          `count them. ${syncCost(model, node)} Keep shapes static: \`torch.where(mask, x, 0)\`, multiply ` +
-          `by the mask, \`ignore_index\` in the loss, or pass \`output_size=\`.`,
+        ...sl106Text({ model, node, what }),
       });
     for (const call of model.nodes.call) {
       const what = dataDependentCall(model, call);

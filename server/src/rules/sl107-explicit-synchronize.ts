@@ -1,9 +1,9 @@
 // SL107: explicit `torch.cuda.synchronize()`, `event.synchronize()`, `stream.synchronize()` in a training step.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
-import { syncCost } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl107Text } from './messages/sl1';
 
 const DEVICE_SYNC = /^torch\.(cuda|accelerator|xpu|mps)\.synchronize$/;
 const STREAM_FACTORIES = /^torch\.cuda\.(current_stream|default_stream|Stream|Event)$/;
@@ -58,9 +58,7 @@ export const sl107: Rule = {
       if (!what) continue;
       report({
         node: call,
-        message:
-          `${what} blocks the host until the queued kernels finish. ${syncCost(model, call)} Remove it from ` +
-          `the step, or time with CUDA events and read them once per log interval.`,
+        ...sl107Text({ model, node: call, what }),
       });
     }
   },

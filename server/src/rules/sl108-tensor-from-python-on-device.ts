@@ -9,9 +9,10 @@ import {
   positionalArgs,
   unwrap,
 } from '../analysis/syntax-helpers';
-import { isCpuDevice, isTensor, syncCost, toDeviceArgument } from './sync-helpers';
+import { isCpuDevice, isTensor, toDeviceArgument } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Fix, Rule } from './types';
+import { sl108Text } from './messages/sl1';
 
 const FACTORIES = /^torch\.(tensor|as_tensor)$/;
 const FULL_KEYWORDS = new Set(['dtype', 'device', 'requires_grad']);
@@ -64,10 +65,7 @@ export const sl108: Rule = {
       const fix = factory === call ? fullFix(model, call) : undefined;
       report({
         node: call,
-        message:
-          `Creating a CUDA tensor from a Python value copies it from pageable host memory, a blocking copy ` +
-          `that waits for the queued kernels. ${syncCost(model, call)} Use \`torch.full((), value, ` +
-          `device=...)\` / \`torch.zeros(..., device=...)\`, or create it once before the loop.`,
+        ...sl108Text({ model, node: call }),
         fixes: fix ? [fix] : [],
       });
     }

@@ -2,10 +2,11 @@
 // without `pin_memory=True`, or a blocking `.to(device)` of a batch from a pinned loader.
 import type { SyntaxNode } from '../parse/syntax';
 import { keywordArg, methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { isNonBlocking, isTensor, syncCost, toDeviceArgument, isCpuDevice } from './sync-helpers';
+import { isNonBlocking, isTensor, toDeviceArgument, isCpuDevice } from './sync-helpers';
 import { batchLoader, insertArgumentEdit, type LoaderFacts } from './loader-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Fix, Rule } from './types';
+import { sl109BlockingText, sl109UnpinnedText } from './messages/sl1';
 
 /**
  * A batch copy to the GPU that cannot overlap compute (unpinned `non_blocking`, or pinned but
@@ -68,19 +69,13 @@ export const sl109: Rule = {
       if (copy.nonBlocking && !loader.pinned && !copy.pinnedInChain) {
         report({
           node: call,
-          message:
-            `\`non_blocking=True\` has no effect here: the batch comes from \`${loader.name}\`, a DataLoader ` +
-            `without \`pin_memory=True\`, so the copy is staged from pageable memory and the host may wait on ` +
-            `the stream. ${syncCost(model, call)} Pass \`pin_memory=True\` to the DataLoader.`,
+          ...sl109UnpinnedText({ model, node: call, loader: loader.name }),
           fixes: [pinFix(loader)],
         });
       } else if (!copy.nonBlocking && loader.pinned) {
         report({
           node: call,
-          message:
-            `\`${loader.name}\` pins its batches, but this copy blocks: the host waits for the queued kernels ` +
-            `before copying, so the transfer cannot overlap compute. ${syncCost(model, call)} Add ` +
-            `\`non_blocking=True\`.`,
+          ...sl109BlockingText({ model, node: call, loader: loader.name }),
           fixes: [
             { title: 'Add `non_blocking=True`', edits: [insertArgumentEdit(call, 'non_blocking=True')] },
           ],

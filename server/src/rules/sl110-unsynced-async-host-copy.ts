@@ -5,6 +5,7 @@ import { fieldOf, methodCall, walk } from '../analysis/syntax-helpers';
 import { builtinCall, hostCopy } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
+import { sl110Text } from './messages/sl1';
 
 const READERS = new Set(['print', 'float', 'int', 'bool', 'str', 'repr', 'format']);
 /** Calls after which the copy has landed (the host waited on the stream or device). */
@@ -58,11 +59,7 @@ export const sl110: Rule = {
       for (const read of unsyncedReads(model, call)) {
         report({
           node: read,
-          message:
-            `\`${read.text.length <= 40 ? read.text : 'This value'}\` reads a non-blocking copy to the host ` +
-            `(line ${call.start.line + 1}) before anything waits for it: the GPU may still be writing it, so ` +
-            `the values can be stale or garbage. Record a \`torch.cuda.Event\` after the copy and call ` +
-            `\`event.synchronize()\` before reading, or drop \`non_blocking=True\`.`,
+          ...sl110Text({ read, copyLine: call.start.line + 1 }),
         });
       }
     }

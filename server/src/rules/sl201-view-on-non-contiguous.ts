@@ -11,6 +11,8 @@ import {
 } from '../analysis/layout-parameters';
 import { callsToMethod } from './method-calls';
 import type { Fix, Rule } from './types';
+import { sl201ParameterText, sl201Text } from './messages/sl2-sl3';
+import type { RuleText } from './messages/common';
 
 /**
  * `.view()` merges dims whose strides are not contiguous: it raises at run time.
@@ -107,9 +109,13 @@ export const sl201: Rule = {
       report({
         node: call,
         severity: verdict.definite ? undefined : 'information',
-        message:
-          `\`.view()\` on a tensor of shape ${formatShape(layout.sizes)} that is not contiguous. ` +
-          `${certainty}${whyItFails(layout, verdict)}. ${USE_INSTEAD}`,
+        ...sl201Text({
+          definite: verdict.definite,
+          cause: layout.cause,
+          detail:
+            `\`.view()\` on a tensor of shape ${formatShape(layout.sizes)} that is not contiguous. ` +
+            `${certainty}${whyItFails(layout, verdict)}. ${USE_INSTEAD}`,
+        }),
         fixes,
       });
     }
@@ -137,7 +143,7 @@ function whyItFails(layout: Layout, verdict: ViewVerdict & { kind: 'fails' }): s
 }
 
 /** The message for a view on a tensor built from untyped parameters, judged at every rank the code allows. */
-function parameterFinding(judgement: ParameterViewJudgement): { message: string; severity?: 'information' } {
+function parameterFinding(judgement: ParameterViewJudgement): RuleText & { severity?: 'information' } {
   const names = judgement.parameters.map((p) => `\`${p}\``).join(' and ');
   const example = judgement.failing[0];
   const at = [...example.ranks].map(([name, rank]) => `\`${name}\` ${rank}-D`).join(', ');
@@ -146,17 +152,23 @@ function parameterFinding(judgement: ParameterViewJudgement): { message: string;
     `${names} ${judgement.parameters.length > 1 ? 'are parameters' : 'is a parameter'} used as a tensor; ` +
     `assuming it arrives contiguous, with unknown sizes`;
   if (judgement.kind === 'fails') {
-    return {
-      message:
+    return sl201ParameterText({
+      definite: true,
+      parameters: judgement.parameters,
+      detail:
         `\`.view()\` on a tensor that is not contiguous. ${assumption} and any rank the code allows, ` +
         `it raises for every size > 1 (${detail}). ${USE_INSTEAD}`,
-    };
+    });
   }
   return {
     severity: 'information',
-    message:
-      `\`.view()\` may raise, depending on the ranks or sizes of ${names}. ${assumption}, it raises ` +
-      `${rankText(judgement.failing)} (${detail}), and can succeed ${rankText(judgement.passing)}. ${USE_INSTEAD}`,
+    ...sl201ParameterText({
+      definite: false,
+      parameters: judgement.parameters,
+      detail:
+        `\`.view()\` may raise, depending on the ranks or sizes of ${names}. ${assumption}, it raises ` +
+        `${rankText(judgement.failing)} (${detail}), and can succeed ${rankText(judgement.passing)}. ${USE_INSTEAD}`,
+    }),
   };
 }
 

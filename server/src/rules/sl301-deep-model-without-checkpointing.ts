@@ -5,6 +5,7 @@ import { fieldOf, positionalArgs, unwrap, walk } from '../analysis/syntax-helper
 import { blockLoops, blockStacks, isModuleClass, usesActivationCheckpointing } from './memory-helpers';
 import type { Fix, Rule } from './types';
 import type { FileModel } from '../analysis/file-model';
+import { sl301Text } from './messages/sl2-sl3';
 
 /**
  * A deep model loops over its blocks with no activation checkpointing anywhere in the file.
@@ -72,11 +73,7 @@ export const sl301: Rule = {
         report({
           node: found.loop,
           range: { start: found.loop.start, end: header.end },
-          message:
-            `\`${found.stackName}\` stacks ${found.depth} blocks and every block's activations stay in memory ` +
-            `until backward: about sbh(34 + 5as/h) bytes per transformer layer (Korthikanti et al. 2022), ` +
-            `versus 2sbh with activation checkpointing, for about one extra forward pass. Wrap the block call in ` +
-            `\`torch.utils.checkpoint.checkpoint(block, x, use_reentrant=False)\` when activations limit the batch or sequence.`,
+          ...sl301Text({ stackName: found.stackName, depth: found.depth }),
           fixes: checkpointFix(model, found.call),
         });
       }

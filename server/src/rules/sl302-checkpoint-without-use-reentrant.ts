@@ -3,6 +3,7 @@
 import { fieldOf, hasSplat, keywordArg } from '../analysis/syntax-helpers';
 import type { Fix, Rule } from './types';
 import type { SyntaxNode } from '../parse/syntax';
+import { sl302Text } from './messages/sl2-sl3';
 
 const CHECKPOINT = /^torch\.utils\.checkpoint\.(checkpoint|checkpoint_sequential)$/;
 
@@ -48,10 +49,7 @@ export const sl302: Rule = {
       if (keywordArg(call, 'use_reentrant') || hasSplat(call)) continue;
       report({
         node: call,
-        message:
-          '`checkpoint` without `use_reentrant=`: PyTorch warns (and will raise) and the implicit reentrant ' +
-          'variant computes no parameter gradients when no input requires grad. Pass `use_reentrant=False` ' +
-          '(the recommended variant).',
+        ...sl302Text(),
         fixes: addKeywordFix(call),
       });
     }

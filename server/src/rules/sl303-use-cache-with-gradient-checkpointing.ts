@@ -4,6 +4,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, methodCall } from '../analysis/syntax-helpers';
 import { scopeOf } from '../analysis/reaching-definitions';
 import type { Rule } from './types';
+import { sl303Text } from './messages/sl2-sl3';
 
 /**
  * `use_cache=True` with Hugging Face gradient checkpointing: incompatible, the cache is wasted
@@ -55,15 +56,12 @@ export const sl303: Rule = {
     const scopes = new Set(enablers.map((call) => scopeOf(call)));
     const inScope = (node: SyntaxNode) =>
       scopes.has(scopeOf(node)) || [...scopes].some((s) => s.type === 'module');
-    const message =
-      '`use_cache=True` while gradient checkpointing is enabled: in training the KV cache keeps every ' +
-      "layer's keys and values, the memory checkpointing is meant to save (Transformers overrides it with a " +
-      'warning; other models keep it). Set `use_cache=False` for training.';
+    const text = sl303Text();
     const flag = (node: SyntaxNode, value: SyntaxNode) =>
       report({
         node,
         range: { start: value.start, end: value.end },
-        message,
+        ...text,
         fixes: [
           {
             title: 'Use `use_cache=False`',

@@ -5,6 +5,7 @@ import { fieldOf, unwrap } from '../analysis/syntax-helpers';
 import type { FileModel } from '../analysis/file-model';
 import { carriedAcross, carriesGraph, hotLoopOf } from './memory-helpers';
 import type { Fix, Rule } from './types';
+import { sl304Text } from './messages/sl2-sl3';
 
 /**
  * A loss accumulated across steps without `.detach()` keeps every step’s graph alive.
@@ -68,10 +69,7 @@ export const sl304: Rule = {
       if (!carried) continue;
       report({
         node: statement,
-        message:
-          `\`${found.name}\` accumulates \`${short(found.value)}\`, a tensor that still holds its autograd graph: ` +
-          `every step's graph stays reachable from \`${found.name}\`, so memory grows each step until out-of-memory. ` +
-          `Accumulate \`${short(found.value)}.detach()\` (stays on the device; call \`.item()\` only when logging).`,
+        ...sl304Text({ name: found.name, value: short(found.value) }),
         fixes: detachFix(model, found.value),
       });
     }

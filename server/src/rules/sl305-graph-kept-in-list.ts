@@ -5,6 +5,7 @@ import { carriedAcross, carriesGraph, hotLoopOf } from './memory-helpers';
 import { detachFix } from './sl304-loss-accumulated-with-graph';
 import { callsToMethod } from './method-calls';
 import type { Rule } from './types';
+import { sl305Text } from './messages/sl2-sl3';
 
 /**
  * Tensors with autograd graphs appended to a list across steps keep every graph alive.
@@ -62,10 +63,7 @@ export const sl305: Rule = {
       const value = args[0].text.length <= 40 ? args[0].text : 'the tensor';
       report({
         node: call,
-        message:
-          `\`${list.text}.append(${value})\` keeps a tensor that still holds its autograd graph, once per step: ` +
-          `every step's graph stays alive in \`${list.text}\` and memory grows until out-of-memory. ` +
-          `Append \`${value}.detach()\` (or \`.detach().cpu()\` to keep it off the GPU).`,
+        ...sl305Text({ list: list.text, value }),
         fixes: detachFix(model, args[0]),
       });
     }

@@ -2,6 +2,7 @@
 // on a single node, as PyTorch's own documentation says.
 import { callsTo } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl401Text } from './messages/sl4';
 
 const DATA_PARALLEL = /^torch\.nn\.(parallel\.)?(data_parallel\.)?DataParallel$/;
 
@@ -58,11 +59,7 @@ export const sl401: Rule = {
     for (const call of callsTo(model, DATA_PARALLEL)) {
       report({
         node: call,
-        message:
-          '`nn.DataParallel` runs one Python process with a thread per GPU: every step it scatters the batch ' +
-          'from GPU 0, copies the whole model to every GPU and gathers outputs and gradients back onto GPU 0, ' +
-          'so the GIL and GPU 0 bound the step. PyTorch recommends `DistributedDataParallel` even on one node: ' +
-          'one process per GPU (`torchrun --nproc_per_node=N`), `DDP(model.to(local_rank), device_ids=[local_rank])`.',
+        ...sl401Text(),
       });
     }
   },

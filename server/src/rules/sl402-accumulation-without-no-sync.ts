@@ -11,6 +11,7 @@ import {
   mentionsAttribute,
 } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl402Text } from './messages/sl4';
 
 /** Any of these in the file means gradient sync is managed (DDP/FSDP1 `no_sync`, nanoGPT's flag, FSDP2). */
 const SYNC_CONTROL = /^(no_sync|require_backward_grad_sync|set_requires_gradient_sync|set_is_last_backward)$/;
@@ -92,15 +93,7 @@ export const sl402: Rule = {
       report({
         node: call,
         severity: ddp ? 'warning' : 'information',
-        message: ddp
-          ? `Gradient accumulation (${how}) on a DDP model: every \`backward()\` all-reduces all gradients ` +
-            `(2Ψ bytes per rank for Ψ parameters), once per micro-batch instead of once per optimizer step. ` +
-            `Run the non-final micro-batches under \`model.no_sync()\` (or set ` +
-            `\`model.require_backward_grad_sync = is_last_micro_step\`).`
-          : `Gradient accumulation (${how}) on an FSDP model: every \`backward()\` reduce-scatters the ` +
-            `gradients, once per micro-batch. \`model.no_sync()\` (FSDP2: \`set_requires_gradient_sync(False)\`) ` +
-            `skips that traffic but keeps unsharded gradients in memory until the last micro-batch; choose ` +
-            `deliberately.`,
+        ...sl402Text({ ddp, how }),
       });
     }
   },

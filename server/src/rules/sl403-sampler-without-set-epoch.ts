@@ -5,6 +5,7 @@ import type { FileModel } from '../analysis/file-model';
 import { fieldOf, keywordArg, walk } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoop, mentionsAttribute } from './distributed-helpers';
 import type { Fix, Rule } from './types';
+import { sl403Text } from './messages/sl4';
 
 const DISTRIBUTED_SAMPLER = /^torch\.utils\.data\.(distributed\.)?DistributedSampler$/;
 
@@ -91,10 +92,7 @@ export const sl403: Rule = {
       report({
         node: fieldOf(loop, 'left') ?? loop,
         range: { start: loop.start, end: (fieldOf(loop, 'right') ?? loop).end },
-        message:
-          `This epoch loop never calls \`${samplerName ?? 'sampler'}.set_epoch(${call})\`: a \`DistributedSampler\` ` +
-          `seeds its shuffle with \`seed + epoch\` and its epoch stays 0, so every epoch replays the same order ` +
-          `on every rank. Call \`set_epoch\` at the start of each epoch, before iterating the loader.`,
+        ...sl403Text({ sampler: samplerName, epoch: call }),
         fixes,
       });
     }

@@ -7,6 +7,7 @@ import { assignmentsTo } from '../analysis/assignment-index';
 import { callsTo, frameworkOwnsLoop, initsProcessGroup, wrapsOf } from './distributed-helpers';
 import { loopsOverLoader } from './pipeline-helpers';
 import type { Rule } from './types';
+import { sl404Text } from './messages/sl4';
 
 const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
 /** Dataset expressions that shard by rank themselves or are iterable (no sampler applies). */
@@ -79,11 +80,7 @@ export const sl404: Rule = {
       if (!trains) continue;
       report({
         node: call,
-        message:
-          'This DataLoader of a DDP/FSDP script has no `sampler=`: every rank iterates the whole dataset, so an ' +
-          'epoch costs N× the compute and, with equal seeds, each rank draws the same batches — the averaged ' +
-          "gradient is one GPU's gradient. Pass `sampler=DistributedSampler(dataset)` (and drop `shuffle=True`), " +
-          'then call `sampler.set_epoch(epoch)` every epoch.',
+        ...sl404Text(),
       });
     }
   },

@@ -6,6 +6,7 @@ import { assignmentsTo } from '../analysis/assignment-index';
 import { enclosingStatement, fieldOf, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
 import { followsInFlow, wrapsOf, type Wrap } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl405Text } from './messages/sl4';
 
 const MOVES = new Set(['to', 'cuda']);
 
@@ -63,16 +64,9 @@ export const sl405: Rule = {
       if (!movesToAccelerator(model, call)) continue;
       const wrap = wraps.find((w) => movesWrapped(model, w, receiver.text, call));
       if (!wrap) continue;
-      const what = wrap.kind === 'ddp' ? 'DistributedDataParallel' : 'FSDP';
       report({
         node: call,
-        message:
-          `\`${receiver.text}\` is moved to a device after it was wrapped in ${what} (line ${wrap.call.start.line + 1}). ` +
-          (wrap.kind === 'ddp'
-            ? 'DDP builds its gradient buckets and broadcasts parameters on the device the module is on when wrapped; ' +
-              'move the model first: `DDP(model.to(local_rank), device_ids=[local_rank])`.'
-            : 'FSDP flattens and shards the parameters when it wraps them; pass `device_id=torch.cuda.current_device()` ' +
-              'to FSDP (or move the model before wrapping) instead.'),
+        ...sl405Text({ receiver: receiver.text, kind: wrap.kind, wrapLine: wrap.call.start.line + 1 }),
       });
     }
   },

@@ -4,6 +4,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import { keywordArg, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { calleeNames } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl406BarrierText, sl406ObjectText, sl406ScalarText } from './messages/sl4';
 
 const BLOCKING =
   /^torch\.distributed\.(barrier|all_gather_object|broadcast_object_list|gather_object|scatter_object_list|monitored_barrier)$/;
@@ -79,14 +80,9 @@ export const sl406: Rule = {
         const when = model.roleOf(call) === 'hot' ? 'on every training step' : 'once per log interval';
         report({
           node: call,
-          message:
-            name === 'barrier' || name === 'monitored_barrier'
-              ? `\`dist.barrier()\` ${when}: every rank waits for the slowest and the host blocks on ` +
-                "the GPU, so per-rank jitter becomes everyone's step time. Collectives in backward already keep " +
-                'ranks in step; keep barriers to setup, checkpointing and shutdown.'
-              : `\`dist.${name}\` ${when} pickles objects on the host and runs two blocking ` +
-                'collectives (sizes, then bytes) plus host–device copies. Reduce tensors on the device, and only ' +
-                'once per log interval.',
+          ...(name === 'barrier' || name === 'monitored_barrier'
+            ? sl406BarrierText({ when })
+            : sl406ObjectText({ name, when })),
         });
       } else if (REDUCE.test(qualified)) {
         const tensor = positionalArgs(call)[0] ?? keywordArg(call, 'tensor');
@@ -95,10 +91,7 @@ export const sl406: Rule = {
         if (!tensor || !isScalarMetric(tensor) || model.roleOf(call) !== 'hot') continue;
         report({
           node: call,
-          message:
-            `\`dist.${name}\` of the scalar \`${tensor.text.slice(0, 40)}\` every training step: a latency-bound ` +
-            'collective that makes all ranks meet each step, usually followed by a host sync to read it. ' +
-            'Accumulate the metric on the device and reduce it once per log interval.',
+          ...sl406ScalarText({ name, tensor: tensor.text }),
         });
       }
     }

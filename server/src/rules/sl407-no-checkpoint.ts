@@ -6,6 +6,7 @@ import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers'
 import { enclosingFunction } from '../analysis/syntax-helpers';
 import { calleeName, frameworkOwnsLoop } from './distributed-helpers';
 import type { Rule } from './types';
+import { sl407Text } from './messages/sl4';
 
 /** Any call named like these saves state (torch.save, dcp.save, save_checkpoint, save_pretrained, ...). */
 const SAVE_CALL = /save|checkpoint|dump|export|push_to_hub|upload/i;
@@ -82,11 +83,7 @@ export const sl407: Rule = {
       report({
         node: fieldOf(loop, 'left') ?? fieldOf(loop, 'condition') ?? loop,
         range: { start: loop.start, end: (fieldOf(loop, 'right') ?? fieldOf(loop, 'condition') ?? loop).end },
-        message:
-          'This training loop never saves a checkpoint (no `torch.save`, `dcp.save`, `save_checkpoint` or ' +
-          '`save_pretrained` in the file): any crash, preemption or node failure restarts the run from step 0. ' +
-          'At scale failures are routine — Llama 3 pre-training saw 419 unexpected interruptions in 54 days on ' +
-          '16,384 H100s. Save model, optimizer and step every N steps and resume from the latest.',
+        ...sl407Text(),
       });
       return;
     }

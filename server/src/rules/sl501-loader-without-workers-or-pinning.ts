@@ -4,6 +4,7 @@ import { fieldOf, hasSplat, keywordArg, positionalArgs } from '../analysis/synta
 import { callsTo, frameworkOwnsLoop } from './distributed-helpers';
 import { loopsOverLoader, movesBatchToCuda } from './pipeline-helpers';
 import type { Fix, Rule } from './types';
+import { sl501Text } from './messages/sl5';
 
 const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
 
@@ -77,25 +78,12 @@ export const sl501: Rule = {
       const noWorkers = !workers || workers.text === '0';
       const noPin = !pin || pin.text === 'False';
       if (!noWorkers && !noPin) continue;
-      const missing = [noWorkers ? '`num_workers` is 0' : '', noPin ? '`pin_memory` is off' : '']
-        .filter(Boolean)
-        .join(' and ');
       const fixes: Fix[] = [];
       const fix = pin ? undefined : addKeyword(call, 'pin_memory=True');
       if (fix) fixes.push(fix);
       report({
         node: call,
-        message:
-          `This DataLoader feeds a CUDA device but ${missing}. ` +
-          (noWorkers
-            ? 'With no workers the training process loads and collates every batch while the GPU waits; set ' +
-              '`num_workers` to a few workers per GPU (e.g. 4–8, bounded by CPU cores / GPUs) and ' +
-              '`persistent_workers=True`. '
-            : '') +
-          (noPin
-            ? 'Without pinned memory the host-to-device copy stages through pageable memory and ' +
-              '`.to(device, non_blocking=True)` cannot overlap; set `pin_memory=True`.'
-            : ''),
+        ...sl501Text({ noWorkers, noPin }),
         fixes,
       });
     }

@@ -5,6 +5,7 @@ import { methodCall } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoop, isBackwardCall } from './distributed-helpers';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import type { Rule } from './types';
+import { sl502Text } from './messages/sl5';
 
 /** GradScaler in every spelling, including FSDP's ShardedGradScaler. */
 export const GRAD_SCALER =
@@ -70,11 +71,7 @@ export const sl502: Rule = {
       if (autocastPrecision(model, call) !== 'fp16' || model.roleOf(call) !== 'hot') continue;
       report({
         node: call,
-        message:
-          'float16 autocast in a training step with no `GradScaler`: fp16 cannot represent values below ' +
-          '≈6e-8, so small gradients flush to zero and the layers they feed stop learning. Create ' +
-          '`scaler = torch.amp.GradScaler("cuda")` and use `scaler.scale(loss).backward()`, ' +
-          '`scaler.step(optimizer)`, `scaler.update()` — or use `dtype=torch.bfloat16`, which needs no scaler.',
+        ...sl502Text(),
       });
     }
   },

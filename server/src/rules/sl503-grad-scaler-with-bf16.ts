@@ -5,6 +5,7 @@ import { callsTo } from './distributed-helpers';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import { GRAD_SCALER } from './sl502-fp16-without-grad-scaler';
 import type { Rule } from './types';
+import { sl503Text } from './messages/sl5';
 
 /**
  * A GradScaler with bf16 autocast does useless work: bf16 has float32's exponent range.
@@ -61,11 +62,7 @@ export const sl503: Rule = {
       if (enabled && enabled.text !== 'True') continue;
       report({
         node: call,
-        message:
-          "A `GradScaler` with bf16 autocast: bfloat16 has float32's exponent range, so gradients do not underflow " +
-          'and scaling fixes nothing, while unscaling and the inf/NaN check add a pass over every gradient and a host ' +
-          'sync per step. Drop the scaler (call `loss.backward()` and `optimizer.step()` directly), or enable it only ' +
-          'for float16: `GradScaler("cuda", enabled=(dtype == torch.float16))`.',
+        ...sl503Text(),
       });
     }
   },

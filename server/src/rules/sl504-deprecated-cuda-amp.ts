@@ -1,10 +1,26 @@
 // SL504: `torch.cuda.amp.autocast(...)` / `torch.cuda.amp.GradScaler(...)`, deprecated since
-// PyTorch 2.4 in favour of the device-generic `torch.amp` spellings.
+// PyTorch 2.4 in favour of the device-generic `torch.amp` spellings. Version-aware: silent
+// when the workspace's torch is known to be older than 2.4, and the fix names the version
+// its spelling needs (`torch.amp.GradScaler` exists only from 2.3).
 import { fieldOf, hasSplat, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { torchAtLeast } from '../config/torch-version';
 import { calleeNames } from './distributed-helpers';
+import { sl504Text } from './messages/sl5';
 import type { Fix, Rule } from './types';
 
 const DEPRECATED = /^torch\.cuda\.amp\.(autocast_mode\.|grad_scaler\.)?(autocast|GradScaler)$/;
+
+/** The torch release that deprecated the `torch.cuda.amp` spellings (FutureWarning). */
+const DEPRECATED_SINCE = '2.4';
+
+/**
+ * The first torch release with each `torch.amp` spelling. `torch.amp.GradScaler`: added in
+ * 2.3 (PyTorch 2.3 docs, `torch/cuda/amp/grad_scaler.py`: "`torch.cuda.amp.GradScaler(args...)`
+ * is equivalent to `torch.amp.GradScaler("cuda", args...)`"; absent from `torch.amp` in 1.13
+ * through 2.2). `torch.amp.autocast(device_type, ...)`: present in 1.13, the oldest release
+ * Shardlens supports (checked with Debian's python3-torch 1.13).
+ */
+const AMP_SINCE: Record<string, string> = { GradScaler: '2.3', autocast: '1.13' };
 
 /**
  * `torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda",
@@ -50,7 +66,9 @@ export const sl504: Rule = {
   severity: 'information',
   summary:
     '`torch.cuda.amp.autocast` / `GradScaler` are deprecated (PyTorch 2.4); use `torch.amp.X("cuda", ...)`.',
-  check({ model, report }) {
+  check({ model, settings, report }) {
+    // NOTE: before 2.4 nothing is deprecated, and `torch.amp.GradScaler` may not exist yet.
+    if (torchAtLeast(settings.torchVersion, DEPRECATED_SINCE) === false) return;
     const names = calleeNames(model);
     for (const [i, call] of model.nodes.call.entries()) {
       const match = DEPRECATED.exec(names[i]);
@@ -66,7 +84,8 @@ export const sl504: Rule = {
         const hasKeywords = args.children.some((c) => c.type === 'keyword_argument');
         const open = { line: args.start.line, column: args.start.column + 1 };
         fixes.push({
-          title: `Use \`${prefix[1]}.amp.${member}("cuda", ...)\``,
+          title: `Use \`${prefix[1]}.amp.${member}("cuda", ...)\` (needs PyTorch ≥ ${AMP_SINCE[member]})`,
+          minTorch: AMP_SINCE[member],
           edits: [
             { range: { start: callee.start, end: callee.end }, newText: `${prefix[1]}.amp.${member}` },
             { range: { start: open, end: open }, newText: hasKeywords ? '"cuda", ' : '"cuda"' },
@@ -75,9 +94,7 @@ export const sl504: Rule = {
       }
       report({
         node: call,
-        message:
-          `\`torch.cuda.amp.${member}\` is deprecated since PyTorch 2.4 (it emits a FutureWarning): use ` +
-          `\`torch.amp.${member}("cuda", ...)\` with the same keyword arguments.`,
+        ...sl504Text({ member, since: AMP_SINCE[member] }),
         fixes,
       });
     }

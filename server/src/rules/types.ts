@@ -4,6 +4,7 @@
 import type { Position, SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import type { Role } from '../analysis/loop-roles';
+import type { Settings } from '../config/settings';
 
 /** LSP-style severity names. */
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
@@ -27,20 +28,32 @@ export interface TextEdit {
 export interface Fix {
   title: string;
   edits: TextEdit[];
+  /**
+   * The PyTorch version the new code needs (`'2.3'`). Fix-all applies such a fix only when
+   * the workspace's torch is known to be at least this; the title names the version.
+   */
+  minTorch?: string;
 }
 
 /** What a rule reports. */
 export interface Finding {
   code: string;
+  /** One short sentence (what and why), under 100 characters: the Problems-panel text. */
   message: string;
+  /** The longer explanation (cost, evidence, fix) for the finding's hover. */
+  detail?: string;
   range: Range;
   severity: Severity;
   fixes: Fix[];
+  /** Where the code runs (by-role rules only): the role that chose the severity. */
+  role?: Role;
 }
 
 /** What a rule's check receives. */
 export interface RuleContext {
   readonly model: FileModel;
+  /** The effective settings (for version-dependent rules: `settings.torchVersion`). */
+  readonly settings: Settings;
   /**
    * Reports a finding at `node` (or `range`). With a by-role rule the severity follows the
    * statement's role (hot → warning, logging → information, eval → hint, setup → dropped)
@@ -49,6 +62,7 @@ export interface RuleContext {
   report(input: {
     node: SyntaxNode;
     message: string;
+    detail?: string;
     range?: Range;
     role?: Role;
     severity?: Severity;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultSettings } from '../../../server/src/config/settings';
 import { provideCodeLenses } from '../../../server/src/features/code-lens';
-import { provideInlayHints } from '../../../server/src/features/inlay-hints';
+import { INLAY_LABEL_MAX_CHARS, fitLabel, provideInlayHints } from '../../../server/src/features/inlay-hints';
 import { loadFixture, mark } from './hover-helpers';
 
 const everything = { start: { line: 0, character: 0 }, end: { line: 10_000, character: 0 } };
@@ -16,11 +16,37 @@ test('one hint per module class, after its header', async () => {
   const gpt = hints.find((h) => h.position.line === gptLine);
   assert.ok(gpt);
   assert.equal(gpt.position.character, 'class GPT(nn.Module):'.length);
-  assert.equal(
-    gpt.label,
-    '124.5M params · 17.7 GB/GPU peak (DDP, 8× H100 SXM) · AllReduce 435.7 MB/step ≈ 996.1 µs',
+  assert.equal(gpt.label, '124.5M params · 17.7 GB/GPU · 435.7 MB/step');
+  const tooltip = gpt.tooltip as { kind: string; value: string };
+  assert.equal(tooltip.kind, 'markdown');
+  assert.match(
+    tooltip.value,
+    /^\*\*GPT\*\*: 124\.5M params · 17\.7 GB\/GPU peak \(DDP, 8× H100 SXM\) · AllReduce 435\.7 MB\/step ≈ 996\.1 µs\n\nAssumptions: bf16 · adamw · DDP · 8 GPUs/,
   );
   assert.equal(hints.length, 6);
+});
+
+test('every label fits, in whole words, and its tooltip holds the full text', async () => {
+  for (const fixture of ['gpt2_model.py', 'llama_model.py', 'resnet_model.py', 'symbolic_model.py']) {
+    const { model, workspace } = await loadFixture(fixture);
+    const settings = defaultSettings();
+    settings.cluster = { ...settings.cluster, nodes: 4, interNodeLink: 'ib-ndr' };
+    for (const hint of provideInlayHints({ model, range: everything, settings, workspace })) {
+      const label = String(hint.label);
+      assert.ok(label.length <= INLAY_LABEL_MAX_CHARS, `${fixture}: ${label} (${label.length})`);
+      const tooltip = (hint.tooltip as { value: string }).value;
+      // The label's parts all appear, whole, in the tooltip's text.
+      for (const part of label.split(' · ')) assert.ok(tooltip.includes(part), `${part} not in ${tooltip}`);
+    }
+  }
+});
+
+test('labels are cut between whole parts, or at a word boundary with an ellipsis', () => {
+  assert.equal(fitLabel(['124.5M params', '17.7 GB/GPU', '1435.7 MB/step']), '124.5M params · 17.7 GB/GPU');
+  assert.equal(fitLabel(['1M params', '2 GB/GPU', '3 MB/step']), '1M params · 2 GB/GPU · 3 MB/step');
+  const cut = fitLabel(['≥ 1.2M params + unknown parameters of a very long submodule name']);
+  assert.ok(cut.length <= INLAY_LABEL_MAX_CHARS);
+  assert.match(cut, /^≥ 1\.2M params \+ unknown parameters of a…$/);
 });
 
 test('hints follow settings.inlayHints and the range', async () => {

@@ -1,0 +1,35 @@
+// Shared pieces of the diagnostic texts: every finding has one short sentence (`message`,
+// under MAX_MESSAGE_CHARS, what and why) and an optional longer `detail` for the hover
+// and the docs, as Ruff does. Code spans in messages are clipped so the limit holds.
+import type { FileModel } from '../../analysis/file-model';
+import type { SyntaxNode } from '../../parse/syntax';
+
+/** What a rule reports in words: the Problems-panel sentence and the hover explanation. */
+export interface RuleText {
+  /** One sentence, under {@link MAX_MESSAGE_CHARS} characters. */
+  message: string;
+  /** The longer explanation (cost, evidence, fix), shown in the finding's hover. */
+  detail?: string;
+}
+
+/** The longest message a diagnostic may carry (the Problems panel cuts longer ones). */
+export const MAX_MESSAGE_CHARS = 100;
+
+/** `` `text` `` when the code is short and on one line, otherwise `fallback`. */
+export function code(text: string, fallback: string, maxChars = 20): string {
+  return text.length <= maxChars && !text.includes('\n') ? `\`${text}\`` : fallback;
+}
+
+/** How often a statement runs, for messages: `every training step`, `once per log interval`, ... */
+export function howOften(model: FileModel, node: SyntaxNode): string {
+  switch (model.roleOf(node)) {
+    case 'logging':
+      return 'once per log interval';
+    case 'eval':
+      return 'in an evaluation loop';
+    case 'setup':
+      return 'during setup';
+    default:
+      return 'every training step';
+  }
+}
