@@ -23,7 +23,6 @@ import {
   STRATEGY_LABELS,
   assumptionsLine,
   estimatesFor,
-  evaluationFor,
   lowerBoundCauses,
   modelInputOf,
   setupFor,
@@ -31,6 +30,12 @@ import {
   type EstimateSetup,
   type SetupOverrides,
 } from './features/estimate-context';
+import {
+  MODEL_OPTIONS_USAGE,
+  evaluateForOptions,
+  readModelOption,
+  type ModelOptions,
+} from './cli-model-options';
 import { WorkspaceFiles, type ModuleTree } from './modules';
 import { initParser, parseSource } from './parse/parser';
 
@@ -50,6 +55,7 @@ interface Options {
   overrides: SetupOverrides;
   format: 'text' | 'json';
   help?: boolean;
+  model: ModelOptions;
 }
 
 class UsageError extends Error {}
@@ -57,7 +63,8 @@ class UsageError extends Error {}
 const USAGE =
   'usage: shardlens estimate PATH [--class NAME] [--batch B] [--seq T | --input-shape C,H,W] ' +
   `[--precision ${PRECISIONS.join('|')}] [--optimizer ${OPTIMIZERS.join('|')}] [--checkpointing] ` +
-  '[--gpus N] [--strategy S] [--format text|json]';
+  '[--gpus N] [--strategy S] [--format text|json] ' +
+  MODEL_OPTIONS_USAGE;
 
 const HELP = `${USAGE}
 
@@ -75,6 +82,7 @@ communication per step for each nn.Module class in PATH.
   --gpus N            data-parallel GPUs (fills nodes of the settings' GPUs per node)
   --strategy S        ${STRATEGIES.join(', ')}
   --format text|json  JSON: classes[].params.total, classes[].memoryBytes[<strategy>].peak and parts
+  --config k=v,...    constructor config values (see the usage line); --ctor "Cls(...)" builds one model
   --help              this text
 
 Without a flag, values come from the script (torch.autocast, the optimizer it builds,
@@ -103,7 +111,11 @@ function imageShape(value: string | undefined): [number, number, number] {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Partial<Options> & { overrides: SetupOverrides } = { format: 'text', overrides: {} };
+  const options: Partial<Options> & { overrides: SetupOverrides } = {
+    format: 'text',
+    overrides: {},
+    model: {},
+  };
   const o = options.overrides;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -112,6 +124,11 @@ function parseArgs(argv: string[]): Options {
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg, undefined];
     const value = () => inline ?? argv[++i];
+    try {
+      if (readModelOption({ options: options.model!, flag, value })) continue;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     switch (flag) {
       case '--help':
       case '-h':
@@ -194,7 +211,7 @@ interface ClassReport {
   name: string;
   file: string;
   line: number;
-  params: { total: number | null; known: number; trainable: number; buffers: number; lowerBound: boolean };
+  params: { total: number | null; known: number; lowerBound: boolean; trainable: number; buffers: number };
   /** Why the figures are a lower bound, one line per cause (empty when exact). */
   lowerBoundCauses: string[];
   /** The setup used, each value with where it came from (flag, the script, settings). */
@@ -239,9 +256,14 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
   const parser = await initParser({ wasmDir: io.wasmDir });
   const model = buildFileModel({ parsed: parseSource(parser, text), filePath: path });
   const workspace = new WorkspaceFiles({ roots: [io.cwd], parser });
-  const evaluation = evaluationFor({ model, workspace });
-  let trees = evaluation.trees;
-  if (options.className) {
+  const selected = evaluateForOptions({ options: options.model, model, workspace, parser });
+  if ('error' in selected) {
+    io.stderr(`shardlens estimate: ${selected.error}\n${USAGE}\n`);
+    return 2;
+  }
+  const { evaluation } = selected;
+  let trees = selected.trees;
+  if (options.className && !selected.fromCtor) {
     trees = trees.filter((t) => t.name === options.className);
     if (!trees.length) {
       io.stderr(
@@ -297,9 +319,9 @@ function classReport(input: {
     params: {
       total: tree.params.total,
       known: tree.params.known,
+      lowerBound: tree.params.lowerBound,
       trainable: tree.params.trainable,
       buffers: tree.params.buffers,
-      lowerBound: tree.params.total === null,
     },
     lowerBoundCauses: causes,
     setup: setupReport(setup),

@@ -175,8 +175,7 @@ function firstQuery(
 /** One line per distinct cause that makes the figures of a tree a lower bound. */
 export function lowerBoundCauses(tree: ModuleTree, walkCauses: string[] = []): string[] {
   const lines = new Set<string>();
-  for (const u of tree.unknowns)
-    lines.add(`parameters of \`${u.text.slice(0, 60)}\` unknown (${u.reason.replace(/`/g, '')})`);
+  for (const cause of tree.causes) lines.add(cause);
   for (const c of walkCauses) lines.add(`activations: ${c}`);
   return [...lines];
 }
