@@ -104,7 +104,7 @@ test('JSON: an unknown count is null; memory is still given for the known part, 
   assert.ok(ddp.peak > 0 && ddp.lowerBound);
   assert.ok(
     tagger.lowerBoundCauses.some(
-      (a) => a.includes('nn.Linear(d, vocab)') && a.includes('vocab has no default'),
+      (a) => a.includes('nn.Linear(d, vocab)') && a.includes('`vocab` has no default'),
     ),
   );
   // One line per distinct cause.
