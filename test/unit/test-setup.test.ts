@@ -1,7 +1,7 @@
 // scripts/test-setup.mjs decides which Debian packages `npm test` must install: every package
 // dpkg does not list, Chromium only when no Chromium/Chrome binary exists, and never Chromium
 // from apt on Ubuntu (a snap wrapper there). The install itself is checked on a fresh chroot
-// (see docs/architecture.md, "Testing on a fresh machine").
+// (CONTRIBUTING.md, "Testing on a fresh machine").
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -84,6 +84,16 @@ describe('test setup plan', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  test('apt candidates that cannot serve the tests: none, or a PyTorch older than 1.13', () => {
+    const why = (name: string, candidate: string | null) => setup.unusableCandidate(name, candidate);
+    assert.match(why('python3-torch', null) ?? '', /not in this release/);
+    assert.match(why('python3-torch', '1.8.1-4') ?? '', /needs 1\.13/);
+    assert.equal(why('python3-torch', '1.13.0+dfsg-5'), undefined);
+    assert.equal(why('python3-torch', '2.6.0+dfsg-5build1'), undefined);
+    assert.equal(why('python3-torch', '1:2.1.0-1'), undefined);
+    assert.equal(why('chromium', '120.0.6099.224-1~deb12u1'), undefined);
   });
 
   test('SHARDLENS_CHROMIUM names the browser; otherwise the first existing candidate', () => {
