@@ -115,49 +115,6 @@ async function main(): Promise<void> {
     );
   }
 
-  if (wants('cli')) {
-    const files = quick ? 300 : 2_000;
-    log(`\n# CLI throughput on ${files} generated files`);
-    const cli = measureCli({
-      repoRoot,
-      files,
-      runs: quick ? 1 : 3,
-      pyright: process.env.BENCH_PYRIGHT !== '0',
-    });
-    report.cli = cli;
-    log(
-      table(
-        ['tool', 'files', 'MB', 'seconds', 'files/s', 'MB/s'],
-        [
-          [
-            'shardlens check',
-            cli.files,
-            cli.megabytes,
-            cli.shardlensSeconds,
-            cli.shardlensFilesPerSecond,
-            cli.shardlensMBPerSecond,
-          ],
-          [
-            'pyright --outputjson',
-            cli.pyrightFilesAnalyzed ?? '-',
-            cli.megabytes,
-            cli.pyrightSeconds ?? '-',
-            cli.pyrightFilesPerSecond ?? '-',
-            cli.pyrightSeconds ? Math.round((cli.megabytes / cli.pyrightSeconds) * 100) / 100 : '-',
-          ],
-        ],
-      ),
-    );
-    log(`shardlens time / pyright time: ${cli.shardlensOverPyright ?? 'n/a'} (${cli.pyrightNote})`);
-    if (cli.pyrightOverShardlens !== null)
-      targets.push([
-        `CLI vs pyright, ${cli.files} generated files`,
-        '≥ 25× faster',
-        `${cli.pyrightOverShardlens}×`,
-        verdict(cli.pyrightOverShardlens >= 25),
-      ]);
-  }
-
   const corpus = corpusDir();
   const realFiles = corpus ? pythonFilesUnder(corpus) : [];
 
@@ -260,6 +217,66 @@ async function main(): Promise<void> {
     );
   }
 
+  if (wants('memory')) {
+    const edits = quick ? 1_000 : 10_000;
+    log(`\n# Server RSS (spawned dist/server.js --stdio, /proc VmRSS) over ${edits} random edits`);
+    const memory = await measureMemory({ repoRoot, edits, lines: 300 });
+    report.memory = memory;
+    log(
+      `RSS after first edit ${memory.rssAfterFirstMB} MB, after ${memory.edits} edits ${memory.rssAfterAllMB} MB: ${memory.ratio}× (target ≤ ${TARGETS.memoryRatio}×: ${memory.ratio <= TARGETS.memoryRatio ? 'MET' : 'NOT MET'})`,
+    );
+    log(`samples every 1,000 edits (MB): ${memory.samplesMB.join(', ')}`);
+    targets.push([
+      `RSS after ${memory.edits} edits / after the first 1,000`,
+      '≤ 1.2×',
+      `${memory.ratioToFirstThousand}×`,
+      verdict(memory.ratioToFirstThousand <= 1.2),
+    ]);
+  }
+
+  if (wants('cli')) {
+    const files = quick ? 300 : 2_000;
+    log(`\n# CLI throughput on ${files} generated files`);
+    const cli = measureCli({
+      repoRoot,
+      files,
+      runs: quick ? 1 : 3,
+      pyright: process.env.BENCH_PYRIGHT !== '0',
+    });
+    report.cli = cli;
+    log(
+      table(
+        ['tool', 'files', 'MB', 'seconds', 'files/s', 'MB/s'],
+        [
+          [
+            'shardlens check',
+            cli.files,
+            cli.megabytes,
+            cli.shardlensSeconds,
+            cli.shardlensFilesPerSecond,
+            cli.shardlensMBPerSecond,
+          ],
+          [
+            'pyright --outputjson',
+            cli.pyrightFilesAnalyzed ?? '-',
+            cli.megabytes,
+            cli.pyrightSeconds ?? '-',
+            cli.pyrightFilesPerSecond ?? '-',
+            cli.pyrightSeconds ? Math.round((cli.megabytes / cli.pyrightSeconds) * 100) / 100 : '-',
+          ],
+        ],
+      ),
+    );
+    log(`shardlens time / pyright time: ${cli.shardlensOverPyright ?? 'n/a'} (${cli.pyrightNote})`);
+    if (cli.pyrightOverShardlens !== null)
+      targets.push([
+        `CLI vs pyright, ${cli.files} generated files`,
+        '≥ 25× faster',
+        `${cli.pyrightOverShardlens}×`,
+        verdict(cli.pyrightOverShardlens >= 25),
+      ]);
+  }
+
   if (wants('real')) {
     if (!corpus) log('\n# Real files: no corpus (set SHARDLENS_CORPUS); skipped');
     else {
@@ -296,23 +313,6 @@ async function main(): Promise<void> {
         ]);
       }
     }
-  }
-
-  if (wants('memory')) {
-    const edits = quick ? 1_000 : 10_000;
-    log(`\n# Server RSS (spawned dist/server.js --stdio, /proc VmRSS) over ${edits} random edits`);
-    const memory = await measureMemory({ repoRoot, edits, lines: 300 });
-    report.memory = memory;
-    log(
-      `RSS after first edit ${memory.rssAfterFirstMB} MB, after ${memory.edits} edits ${memory.rssAfterAllMB} MB: ${memory.ratio}× (target ≤ ${TARGETS.memoryRatio}×: ${memory.ratio <= TARGETS.memoryRatio ? 'MET' : 'NOT MET'})`,
-    );
-    log(`samples every 1,000 edits (MB): ${memory.samplesMB.join(', ')}`);
-    targets.push([
-      `RSS after ${memory.edits} edits / after the first 1,000`,
-      '≤ 1.2×',
-      `${memory.ratioToFirstThousand}×`,
-      verdict(memory.ratioToFirstThousand <= 1.2),
-    ]);
   }
 
   if (targets.length) {
