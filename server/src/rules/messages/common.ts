@@ -22,6 +22,10 @@ export function code(text: string, fallback: string, maxChars = 20): string {
 
 /** How often a statement runs, for messages: `every training step`, `once per log interval`, ... */
 export function howOften(model: FileModel, node: SyntaxNode): string {
+  const guard = model.guardOf(node);
+  if (guard?.kind === 'opt-in')
+    return guard.flag.length <= 16 ? `only if opt-in \`${guard.flag}\` is on` : 'only under an opt-in flag';
+  if (guard?.kind === 'rank0' && model.roleOf(node) === 'hot') return 'every step on rank 0';
   switch (model.roleOf(node)) {
     case 'logging':
       return 'once per log interval';
