@@ -44,6 +44,29 @@ function locate(folder, file, text, offset = 0) {
   return { line: index + 1, column: lines[index].indexOf(text) + 1 + offset };
 }
 
+/**
+ * Opens a top-level workspace file by clicking its Explorer row (quick open can keep a stale
+ * row order after a 5 MB file was opened), falling back to quick open.
+ */
+async function open(page, name) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', {
+    hasText: new RegExp(`^${name.replace('.', '\\.')}`),
+  });
+  try {
+    await row.first().click({ timeout: 5000 });
+    await poll(
+      `the editor for ${name}`,
+      async () => (await page.title()).replace(/^● /, '').startsWith(`${name} `),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor();
+  } catch {
+    await openFile(page, name);
+  }
+}
+
 const statusBarText = (page) =>
   page
     .locator('.part.statusbar')
@@ -53,7 +76,7 @@ const clusterItem = (page) => page.locator('.statusbar-item[id$="clusterProfile"
 
 /** Status-bar items only with a Python editor; the Output channel logs start, version, grammar, torch. */
 async function statusBarAndOutput({ page }) {
-  await openFile(page, demoFiles.model);
+  await open(page, demoFiles.model);
   await poll('the cluster item in the status bar', () => clusterItem(page).isVisible(), {
     timeoutMs: 60_000,
   });
@@ -64,7 +87,7 @@ async function statusBarAndOutput({ page }) {
     return !/H100|Shardlens/.test(text) && !(await clusterItem(page).isVisible());
   });
   await shot(page, 'ed-status-bar-json-file');
-  await openFile(page, demoFiles.model);
+  await open(page, demoFiles.model);
   await poll('the items back for a Python file', () => clusterItem(page).isVisible());
   await runCommand(page, 'Shardlens: Show Output');
   const lines = page.locator('.panel .monaco-editor .view-lines').first();
@@ -100,7 +123,7 @@ const focusedRow = (page) =>
 async function clusterPicker({ page, folder }) {
   const original = updateWorkspaceSettings(folder, { 'shardlens.cluster.nodes': 2 });
   try {
-    await openFile(page, demoFiles.model);
+    await open(page, demoFiles.model);
     await poll('the status bar to show 2 nodes', async () => /2 nodes/.test(await statusBarText(page)), {
       timeoutMs: 30_000,
     });
@@ -163,7 +186,7 @@ async function gptHint(page) {
 /** A short inlay label, its tooltip with the full text, and a fresh label after a settings change. */
 async function inlayHints({ page, folder }) {
   const at = locate(folder, demoFiles.model, 'class GPT(nn.Module)');
-  await openFile(page, demoFiles.model);
+  await open(page, demoFiles.model);
   await goToLine(page, at.line, 1);
   const label = await poll('the inlay hint after class GPT', async () => {
     const hint = await gptHint(page);
@@ -210,7 +233,7 @@ async function inlayHints({ page, folder }) {
 /** Short messages visible whole in the Problems panel; the docs link opens a rendered preview. */
 async function problemsAndDocs({ page, folder }) {
   const at = locate(folder, editorFile, 'print(loss.item())', 'print(loss.'.length);
-  await openFile(page, editorFile);
+  await open(page, editorFile);
   const row = await waitForProblem(page, ['SL101', `Ln ${at.line},`]);
   // The probe of /usr/bin/python3 finds torch 1.13, older than the 2.4 deprecation: no SL504.
   await poll(
@@ -251,7 +274,7 @@ async function disableAndFixAll({ page, folder }) {
   });
   try {
     const at = locate(folder, editorFile, 'print(loss.item())', 'print(loss.'.length);
-    await openFile(page, editorFile);
+    await open(page, editorFile);
     await waitForProblem(page, ['SL101', `Ln ${at.line},`]);
     await waitForProblem(page, ['SL302']);
     const actions = page.locator('.action-widget .monaco-list-row.action');
