@@ -45,7 +45,7 @@ class CausalSelfAttention(nn.Module):
         att = self.attn_dropout(F.softmax(att, dim=-1))
         y = att @ v
         # (B, n_head, T, head_dim) -> (B, T, C), but the heads are no longer contiguous.
-        y = y.transpose(1, 2).view(B, T, C)  # expect: SL201
+        y = y.transpose(1, 2).view(B, T, C)  # expect: SL201 warning
         return self.resid_dropout(self.proj(y))
 
 
@@ -90,7 +90,7 @@ class GPT(nn.Module):
         B, T = idx.size()
         pos = torch.arange(T, device=idx.device)
         x = self.drop(self.wte(idx) + self.wpe(pos))
-        for block in self.blocks:  # expect: SL301
+        for block in self.blocks:  # expect: SL301 information
             x = block(x)
         logits = self.lm_head(self.ln_f(x))
         if targets is None:

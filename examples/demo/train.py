@@ -21,11 +21,11 @@ def main() -> None:
     config = GPTConfig()
     model = GPT(config).to(device)
     if torch.cuda.device_count() > 1:
-        model = nn.DataParallel(model)  # expect: SL401
+        model = nn.DataParallel(model)  # expect: SL401 warning
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=0.1)
 
     dataset = TokenFile("data/train.bin", config.block_size)
-    loader = DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True)  # expect: SL501
+    loader = DataLoader(dataset, batch_size=BATCH_SIZE, shuffle=True)  # expect: SL501 information
 
     best_loss = math.inf
     total_loss = 0.0
@@ -34,18 +34,18 @@ def main() -> None:
     for epoch in range(EPOCHS):
         for step, (x, y) in enumerate(loader):
             x, y = x.to(device), y.to(device)
-            with torch.cuda.amp.autocast(dtype=torch.float16):  # expect: SL502, SL504
+            with torch.cuda.amp.autocast(dtype=torch.float16):  # expect: SL502 warning, SL504 information
                 _, loss = model(x, y)
             loss = loss.mean()
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
 
-            total_loss += loss  # expect: SL304
-            history.append(float(loss))  # expect: SL103
-            print(f"epoch {epoch} step {step}: loss {loss.item():.4f}")  # expect: SL101
-            print("loss tensor:", loss)  # expect: SL104
-            if loss < best_loss:  # expect: SL105
+            total_loss += loss  # expect: SL304 warning
+            history.append(float(loss))  # expect: SL103 warning
+            print(f"epoch {epoch} step {step}: loss {loss.item():.4f}")  # expect: SL101 warning
+            print("loss tensor:", loss)  # expect: SL104 warning
+            if loss < best_loss:  # expect: SL105 warning
                 best_loss = loss.detach()
                 torch.save(model.state_dict(), "best.pt")
 

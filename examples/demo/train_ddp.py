@@ -38,7 +38,7 @@ def main() -> None:
 
     step = 0
     running_loss = torch.zeros((), device=device)
-    for epoch in range(EPOCHS):  # expect: SL403
+    for epoch in range(EPOCHS):  # expect: SL403 warning
         model.train()
         for micro_step, (x, y) in enumerate(loader):
             x = x.to(device, non_blocking=True)
@@ -46,7 +46,7 @@ def main() -> None:
             with torch.autocast("cuda", dtype=torch.bfloat16):
                 _, loss = model(x, y)
             # Every backward all-reduces the full gradients, ACCUM_STEPS times per step.
-            (loss / ACCUM_STEPS).backward()  # expect: SL402
+            (loss / ACCUM_STEPS).backward()  # expect: SL402 warning
             running_loss += loss.detach() / ACCUM_STEPS
             if (micro_step + 1) % ACCUM_STEPS == 0:
                 optimizer.step()
@@ -55,7 +55,7 @@ def main() -> None:
                 if step % LOG_EVERY == 0:
                     if rank == 0:
                         # A deliberate sync once per log interval: reported as information only.
-                        # expect: SL101
+                        # expect: SL101 information
                         print(f"epoch {epoch} step {step}: loss {running_loss.item() / LOG_EVERY:.4f}")
                     running_loss.zero_()
 

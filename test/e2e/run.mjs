@@ -10,6 +10,7 @@ import { uiScenarios } from './scenarios/ui.mjs';
 import { editorScenarios } from './scenarios/editor.mjs';
 import { cleanup, outputDir, setup, startUiServer, timed } from './setup.mjs';
 import { prepareWorkspace, repoRoot } from './workspace.mjs';
+uiScenarios.push(...(await import('./scenarios/benchmark-scenarios.mjs')).benchmarkScenarios);
 
 const started = Date.now();
 const timings = {};

@@ -59,6 +59,19 @@ class GlooSweepTest(unittest.TestCase):
         self.assertEqual((done["type"], done["ok"], done["cases"], done["errors"]),
                          ("done", True, len(results), len(errors)))
 
+    def test_one_rank_has_zero_bus_bandwidth_as_nccl_tests_defines_it(self):
+        # The one-GPU NCCL check runs this same path with worldSize 1: 2(n-1)/n and (n-1)/n are 0 at n = 1.
+        spec = {"version": 1, "kind": "collectives", "runId": "one", "worldSize": 1, "ops": ["all_reduce", "all_gather"],
+                "sizesBytes": [4096], "backend": "gloo", "device": "cpu", "warmup": 1, "repetitions": 3}
+        run = run_harness(spec)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(schema_problems(run.events), [])
+        results = run.of_type("collective")
+        self.assertEqual([e["op"] for e in results], ["all_reduce", "all_gather"])
+        for event in results:
+            self.assertEqual((event["worldSize"], event["busbwFactor"], event["busbwGBps"]), (1, 0.0, 0.0))
+            self.assertAlmostEqual(event["algbwGBps"], 4096 / (event["timeMs"] / 1e3) / 1e9)
+
     @unittest.skipUnless(dist.is_available(), "torch.distributed is not built in")
     def test_nccl_without_gpu_is_no_gpu(self):
         spec = {"version": 1, "kind": "collectives", "runId": "nccl", "backend": "nccl", "device": "auto"}

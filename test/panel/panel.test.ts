@@ -164,6 +164,10 @@ test('a recorded run streams into the results table and the charts', async () =>
   assert.match((await page.textContent('.device'))!, /CUDA.*NVIDIA H100/);
   assert.match((await page.textContent('table.cases'))!, /cuda_event/);
   assert.match((await page.textContent('.estimate'))!, /7\.09M/);
+  // GPU peak memory beside the analyzer's floor: 7,087,872 bf16 weights = 13.5 MiB (+ grads for fwd+bwd).
+  const estimate = (await page.textContent('.estimate'))!;
+  assert.match(estimate, /peak memory, batch 1 fwd bf16≥ 13\.5 MiB \(weights, no activations\)15\.8 MiB/);
+  assert.match(estimate, /fwd\+bwd bf16≥ 27\.0 MiB \(weights \+ grads, no activations\)/);
   assert.match((await page.textContent('.errors'))!, /oom/);
   for (const id of ['chart-latency', 'chart-roofline', 'chart-memory']) {
     assert.ok((await inkedPixels(id)) > 500, `${id} looks blank`);

@@ -288,6 +288,46 @@ def integer_index_middle_flatten(x):
     return x[:, 0].view(a * c)
 
 
+# --- shapes spelled with splats, symbolic chunk counts, expand ---------------------------
+
+
+@view_case("warning", "randn(2, 3, 4)", "randn(2, 3, 4, 5)")
+def splat_leading_then_merge_last_two(x):
+    x = x.transpose(-2, -1)
+    return x.view(*x.shape[:-2], -1)
+
+
+@view_case("silent", "randn(2, 3, 4)", "randn(2, 3, 5, 4)")
+def splat_leading_then_split_last(x):
+    x = x.transpose(0, 1)
+    return x.view(*x.shape[:-1], 2, -1)
+
+
+@view_case("information", "randn(2, 6), 2", "randn(3, 4, 9), 3", "randn(8), 4")
+def symbolic_chunk_then_flatten(x, n):
+    return x.chunk(n, -1)[0].view(-1)
+
+
+@view_case("warning", "randn(3, 4)", "randn(2, 5)")
+def expand_new_middle_then_flatten(x):
+    return x.unsqueeze(1).expand(-1, 4, -1).view(-1)
+
+
+@view_case("information", "randn(2, 3)", "randn(4, 3, 2)", "randn(1, 3, 2)")
+def expand_leading_then_flatten(x):
+    return x.expand(4, -1, -1).view(-1)
+
+
+@view_case("silent", "randn(2, 3, 4)", "randn(3, 4, 5)")
+def select_last_index_then_flatten(x):
+    return x[..., 0].view(-1)
+
+
+@view_case("silent", "randn(2, 4, 5, 3)", "randn(3, 2, 2, 4)")
+def channels_first_merge_spatial(x):
+    return x.permute(0, 3, 1, 2).view(x.shape[0], x.shape[3], -1)
+
+
 # --- helpers in the same file, callers in the same file --------------------------------
 
 
@@ -327,3 +367,50 @@ def merge_called_with_matmul(y, B, T, C):
 
 def matmul_caller(att, v, B, T, C):
     return merge_called_with_matmul(att @ v, B, T, C)
+
+
+@view_case("warning", "randn(2, 4, 5, 8)", "randn(3, 2, 4, 6)")
+def merge_reached_through_a_parameter(y):
+    B, nh, T, hs = y.shape
+    return y.transpose(1, 2).view(B, T, nh * hs)
+
+
+def forwards_its_input(x):
+    # Its own parameter, with no caller in the file: assumed contiguous, as every parameter is.
+    return merge_reached_through_a_parameter(x)
+
+
+# --- methods: helpers on self, static helpers --------------------------------------------
+
+
+class HeadLayout:
+    def __init__(self, n_heads=2):
+        self.n_heads = n_heads
+
+    def _split(self, x):
+        B, T, C = x.shape
+        return x.view(B, T, self.n_heads, C // self.n_heads).transpose(1, 2)
+
+    @staticmethod
+    def _to_channels_last(images):
+        return images.permute(0, 2, 3, 1)
+
+    @view_case("warning", "randn(2, 5, 8)", "randn(3, 4, 6)")
+    def heads_flattened(self, x):
+        heads = self._split(x)
+        return heads.view(heads.size(0), heads.size(2), -1)
+
+    @view_case("silent", "randn(2, 5, 8)", "randn(3, 4, 6)")
+    def heads_merged_back(self, x):
+        heads = self._split(x)
+        B, nh, T, hs = heads.shape
+        return heads.transpose(1, 2).reshape(B, T, nh * hs).view(B, T, nh, hs)
+
+    @view_case("warning", "randn(2, 3, 4, 5)", "randn(3, 2, 5, 4)")
+    def channels_last_flattened(self, images):
+        return self._to_channels_last(images).view(images.size(0), -1)
+
+    @view_case("silent", "randn(2, 3, 4, 5)", "randn(3, 2, 5, 4)")
+    def channels_last_tokens(self, images):
+        n, c, h, w = images.shape
+        return self._to_channels_last(images).view(n, h * w, c)

@@ -28,14 +28,15 @@ def build():
             raise SystemExit(f"{function.__name__}: a case holds exactly one `.view(`")
         runs = []
         for args in calls:
-            call = f"{function.__name__}({args})"
+            owner, _, name = function.__qualname__.rpartition(".")
+            call = f"{owner}().{name}({args})" if owner else f"{name}({args})"
             ok, error = run_case(f"out = {call}", {"randn": function_cases.torch.randn, **vars(function_cases)})
             if not ok and STRIDE_ERROR not in error:
                 raise SystemExit(f"{call}: raised something other than the stride error: {error}")
             runs.append({"call": call, "ok": ok, "error": error})
         cases.append(
             {
-                "name": function.__name__,
+                "name": function.__qualname__,
                 "expect": expect,
                 # Zero-based lines of function_cases.py, decorator included.
                 "startLine": first - 1,

@@ -8,6 +8,7 @@ import type { Kind } from './kinds';
 import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
 import { inferValueKinds } from './kind-inference';
 import { Suppressions } from './suppressions';
+import type { GuardNote } from './role-guards';
 
 /** Node types indexed for the rules, so no rule walks the whole tree itself. */
 const INDEXED = [
@@ -50,6 +51,8 @@ export interface FileModel {
   kindOf(node: SyntaxNode): Kind;
   /** The role of the statement containing `node`. */
   roleOf(node: SyntaxNode): Role;
+  /** The guard behind that role, if any (rank 0 only, an opt-in flag, once per interval, at most once). */
+  guardOf(node: SyntaxNode): GuardNote | undefined;
 }
 
 const TORCH_FRAMEWORKS = [
@@ -73,7 +76,11 @@ export function buildFileModel(input: { parsed: ParsedSource; filePath: string |
   const comments = byType.get('comment') ?? [];
   const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name));
   const facts = usesTorch ? inferValueKinds({ root, nodeCount, imports, nodes }) : undefined;
-  const roles = new LoopRoles(nodes, collectOptimizerNames(nodes.assignment, imports));
+  const roles = new LoopRoles(nodes, collectOptimizerNames(nodes.assignment, imports), {
+    kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
+    moduleClasses: facts?.moduleClasses ?? new Set(),
+    root,
+  });
   return {
     filePath: input.filePath,
     source: root.source,
@@ -87,5 +94,6 @@ export function buildFileModel(input: { parsed: ParsedSource; filePath: string |
     // Ids index this tree only: a node of another tree has no kind here.
     kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
     roleOf: (node) => roles.roleOf(node),
+    guardOf: (node) => roles.noteOf(node),
   };
 }

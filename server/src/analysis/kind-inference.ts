@@ -428,6 +428,8 @@ class KindInference implements SharedKindState {
     }
     const method = methodCall(node);
     if (method) {
+      const own = method.receiver.text === 'self' ? this.ownMethod(node, method.name) : undefined;
+      if (own) return this.callFunction(own, node, env, 1);
       const receiver = this.kinds[method.receiver.id] ?? 'unknown';
       return methodResult(receiver, method.name, calleeKind, node.parent?.type === 'call');
     }
@@ -435,16 +437,37 @@ class KindInference implements SharedKindState {
   }
 
   /** Passes argument kinds to a same-file function's parameters and returns its return kind. */
-  private callFunction(fn: SyntaxNode, call: SyntaxNode, env: Env): Kind {
+  private callFunction(fn: SyntaxNode, call: SyntaxNode, env: Env, skipped = 0): Kind {
     const params = this.definitions.parameterNames(fn);
     const passed: (readonly [string, Kind])[] = [];
     positionalArgs(call).forEach((arg, i) => {
-      if (params[i]) passed.push([params[i], this.kinds[arg.id] ?? this.expr(arg, env)]);
+      const param = params[i + skipped];
+      if (param) passed.push([param, this.kinds[arg.id] ?? this.expr(arg, env)]);
     });
     this.trace?.passedArguments(fn, passed);
     this.joinArguments(fn, passed);
     return (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) ?? 'unknown';
   }
+
+  /** `self.name(...)` inside a class that defines method `name` (not a module's forward: that is a module call). */
+  private ownMethod(call: SyntaxNode, name: string): SyntaxNode | undefined {
+    const cls = enclosingClass(call);
+    if (!cls || name === 'forward') return undefined;
+    if (!this.methodsByClass) {
+      this.methodsByClass = new Map();
+      for (const fn of this.definitions.functionNodes) {
+        const owner = enclosingClass(fn);
+        const fnName = fieldOf(fn, 'name')?.text;
+        if (!owner || !fnName) continue;
+        const methods = this.methodsByClass.get(owner) ?? new Map<string, SyntaxNode>();
+        if (!methods.has(fnName)) methods.set(fnName, fn);
+        this.methodsByClass.set(owner, methods);
+      }
+    }
+    return this.methodsByClass.get(cls)?.get(name);
+  }
+
+  private methodsByClass: Map<SyntaxNode, Map<string, SyntaxNode>> | undefined;
 
   private attribute(node: SyntaxNode, env: Env): Kind {
     const object = fieldOf(node, 'object')!;

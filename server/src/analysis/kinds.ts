@@ -4,6 +4,9 @@
 // a name's uses reveal (`loss.backward()`, `model.parameters()`).
 import type { SyntaxNode } from '../parse/syntax';
 import { enclosingFunction, fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
+import { isScalerCallable } from './training-step';
+
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 /** The kinds of value the analysis tracks. `unknown` means the analysis cannot tell. */
 export type Kind =
@@ -214,6 +217,8 @@ export function collectUsageEvidence(
     evidence.set(scope, names);
   };
   for (const node of calls) {
+    // `grad_scaler_fn(loss, optimizer)`: a callable that runs backward on its first argument.
+    if (isScalerCallable(node, NO_NAMES)) note(positionalArgs(node)[0], 'tensor');
     const method = methodCall(node);
     if (!method) continue;
     const args = positionalArgs(node);

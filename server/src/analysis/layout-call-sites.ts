@@ -1,38 +1,42 @@
 // Whether the callers in the same file pass a parameter contiguous tensors. SL201's judgement
 // of a view on a parameter assumes a contiguous input; a caller that passes a transposed
 // tensor (attention helpers receive `q.transpose(1, 2)` and transpose it back) makes the same
-// view succeed, so the assumption only stands where no caller in the file says otherwise.
+// view succeed, so the assumption only stands where no caller in the file says otherwise. A
+// caller passing its own parameter passes what its callers pass (the same rule, recursively).
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from './file-model';
 import { LayoutEvaluator } from './layout-eval';
 import { isContiguous } from './strides';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
-import { reachingBinding } from './reaching-definitions';
+import { reachingBinding, reachingParameter } from './reaching-definitions';
 
 /** `none`: the file never calls the function; `contiguous`: every call passes a contiguous tensor; else `unknown`. */
 export type CallerContiguity = 'none' | 'contiguous' | 'unknown';
 
+const MAX_CALLER_DEPTH = 4;
 const FRESH_FUNCTIONS = /^torch\.(matmul|bmm|mm|cat|stack|randn|rand|zeros|ones|empty|full|tensor)$/;
 
 /** What the file's callers of `fn` pass for `param`. */
 export function callerContiguity(
   model: FileModel,
-  input: { fn: SyntaxNode; param: SyntaxNode },
+  input: { fn: SyntaxNode; param: SyntaxNode; visiting?: readonly SyntaxNode[] },
 ): CallerContiguity {
   const name = fieldOf(input.fn, 'name')?.text;
-  if (!name) return 'unknown';
+  const visiting = [...(input.visiting ?? []), input.fn];
+  if (!name || visiting.length > MAX_CALLER_DEPTH || input.visiting?.includes(input.fn)) return 'unknown';
   const params = fieldOf(input.fn, 'parameters')?.children ?? [];
-  const method = isMethod(input.fn);
-  const index = params.indexOf(input.param) - (method ? 1 : 0);
+  const method = methodKind(input.fn);
+  const index = params.indexOf(input.param) - (method === 'bound' ? 1 : 0);
   const paramName =
     input.param.type === 'identifier'
       ? input.param.text
       : input.param.children.find((c) => c.type === 'identifier')?.text;
   let verdict: CallerContiguity = 'none';
   const evaluator = new LayoutEvaluator(model);
-  const references = method
-    ? model.nodes.attribute.filter((a) => fieldOf(a, 'attribute')?.text === name)
-    : identifiersNamed(model.root, name);
+  const references =
+    method === 'function'
+      ? identifiersNamed(model.root, name)
+      : model.nodes.attribute.filter((a) => fieldOf(a, 'attribute')?.text === name);
   for (const reference of references) {
     if (reference.parent?.type === 'function_definition' && fieldOf(reference.parent, 'name') === reference)
       continue;
@@ -40,16 +44,19 @@ export function callerContiguity(
     if (call?.type !== 'call' || fieldOf(call, 'function') !== reference) return 'unknown';
     const argument =
       (paramName && keywordArg(call, paramName)) ?? (index >= 0 ? positionalArgs(call)[index] : undefined);
-    if (!argument || !knownContiguous(evaluator, argument)) return 'unknown';
+    if (!argument || !knownContiguous({ model, evaluator, node: argument, visiting })) return 'unknown';
     verdict = 'contiguous';
   }
   return verdict;
 }
 
-function isMethod(fn: SyntaxNode): boolean {
-  let node = fn.parent;
-  if (node?.type === 'decorated_definition') node = node.parent;
-  return node?.type === 'block' && node.parent?.type === 'class_definition';
+/** `bound` (self or cls comes first), `static`, or `function` (not in a class). */
+function methodKind(fn: SyntaxNode): 'bound' | 'static' | 'function' {
+  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
+  const decorators = holder.children.filter((c) => c.type === 'decorator').map((d) => d.text);
+  const inClass = holder.parent?.type === 'block' && holder.parent.parent?.type === 'class_definition';
+  if (!inClass) return 'function';
+  return decorators.includes('@staticmethod') ? 'static' : 'bound';
 }
 
 function identifiersNamed(root: SyntaxNode, name: string): SyntaxNode[] {
@@ -64,8 +71,16 @@ function identifiersNamed(root: SyntaxNode, name: string): SyntaxNode[] {
 }
 
 /** A tensor that is certainly contiguous: a known layout, or a fresh result (`a @ b`, `.contiguous()`). */
-function knownContiguous(evaluator: LayoutEvaluator, node: SyntaxNode, depth = 0): boolean {
-  const value = unwrap(node);
+function knownContiguous(input: {
+  model: FileModel;
+  evaluator: LayoutEvaluator;
+  node: SyntaxNode;
+  visiting: readonly SyntaxNode[];
+  depth?: number;
+}): boolean {
+  const { model, evaluator, visiting } = input;
+  const depth = input.depth ?? 0;
+  const value = unwrap(input.node);
   const layout = evaluator.layoutOf(value);
   if (layout?.strides) return isContiguous(layout) === true;
   if (depth > 8) return false;
@@ -77,7 +92,15 @@ function knownContiguous(evaluator: LayoutEvaluator, node: SyntaxNode, depth = 0
   }
   if (value.type === 'identifier') {
     const binding = reachingBinding(value, value.text);
-    return binding?.kind === 'value' && knownContiguous(evaluator, binding.value, depth + 1);
+    if (binding?.kind === 'value')
+      return knownContiguous({ ...input, node: binding.value, depth: depth + 1 });
+    const param = reachingParameter(value);
+    const fn = param?.parent?.parent;
+    return (
+      !!param &&
+      fn?.type === 'function_definition' &&
+      callerContiguity(model, { fn, param, visiting }) !== 'unknown'
+    );
   }
   return false;
 }

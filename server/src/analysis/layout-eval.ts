@@ -115,16 +115,37 @@ export class LayoutEvaluator {
 
   /** Sizes of a target shape given as arguments (`view(B, T, C)`, `view((B, -1))`); undefined if not literal. */
   shapeArgs(call: SyntaxNode, skip = 0): (Size | -1)[] | undefined {
-    let args = positionalArgs(call).slice(skip);
-    if (args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type))
-      args = unwrap(args[0]).children;
     const argList = fieldOf(call, 'arguments');
-    if (argList?.children.some((c) => c.type === 'list_splat')) return undefined;
+    let args = (argList?.children ?? [])
+      .filter((c) => !['keyword_argument', 'dictionary_splat', 'comment'].includes(c.type))
+      .slice(skip);
+    const packed = args.length === 1 && ['tuple', 'list'].includes(unwrap(args[0]).type);
+    if (packed) args = unwrap(args[0]).children;
     // NOTE: a lone non-literal argument may be a tuple (`x.view(new_shape)`) or a dtype: only sure ints count.
-    if (args.length === 1 && positionalArgs(call).length - skip === 1 && !this.surelyInt(args[0]))
+    if (!packed && args.length === 1 && args[0].type !== 'list_splat' && !this.surelyInt(args[0]))
       return undefined;
-    const sizes = args.map((a) => this.sizeOf(a));
-    return sizes.every((s) => s !== undefined) ? (sizes as (Size | -1)[]) : undefined;
+    const sizes: (Size | -1)[] = [];
+    for (const arg of args) {
+      const part = arg.type === 'list_splat' ? this.splatSizes(arg) : [this.sizeOf(arg)];
+      if (!part || part.some((p) => p === undefined)) return undefined;
+      sizes.push(...(part as (Size | -1)[]));
+    }
+    return sizes;
+  }
+
+  /** `*x.shape[:-2]` or `*x.size()[1:]` in a shape: the sizes of that slice of a known layout. */
+  private splatSizes(splat: SyntaxNode): Size[] | undefined {
+    const value = splat.children[0] && unwrap(splat.children[0]);
+    if (value?.type !== 'subscript') return undefined;
+    const parts = value.children.filter((c) => c.field === 'subscript');
+    const source = fieldOf(value, 'value');
+    const layout = source && this.shapeSource(source);
+    if (!layout || parts.length !== 1 || parts[0].type !== 'slice') return undefined;
+    const bounds = parts[0].text.split(':');
+    if (bounds.length !== 2) return undefined;
+    const [start, stop] = bounds.map((b) => (b.trim() === '' ? undefined : Number(b.trim())));
+    if ([start, stop].some((b) => b !== undefined && !Number.isInteger(b))) return undefined;
+    return layout.sizes.slice(start ?? 0, stop);
   }
 
   private surelyInt(node: SyntaxNode): boolean {
@@ -281,7 +302,8 @@ export class LayoutEvaluator {
     }
     const method = methodCall(node);
     if (method) {
-      if (method.receiver.text === 'self') return this.selfModuleCall(node, method.name);
+      if (method.receiver.text === 'self')
+        return this.selfModuleCall(node, method.name) ?? helperReturnLayout(this, { call: node });
       const receiver = this.layoutOf(method.receiver);
       if (!receiver) return this.shapeOnly(node, method.name);
       return applyMethod(this, { layout: receiver, name: method.name, call: node, skip: 0 });

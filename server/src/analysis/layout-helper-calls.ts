@@ -1,9 +1,11 @@
-// Layouts returned by helpers defined in the same file (`h = split_heads(x, n)`): the helper's
-// single return expression is evaluated with its parameters bound to the caller's arguments.
-// Only sound shapes of helper are followed: a module-level `def` with exactly one `return`,
-// as its last statement, no `yield`, and a call whose arguments map one-to-one.
+// Layouts returned by helpers defined in the same file (`h = split_heads(x, n)`,
+// `self._split_heads(x)`): the helper's single return expression is evaluated with its
+// parameters bound to the caller's arguments. Only sound shapes of helper are followed: a
+// module-level `def`, or a method of the caller's class that no other `def` in the file
+// shadows, with exactly one `return`, as its last statement, no `yield`, and a call whose
+// arguments map one-to-one.
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, unwrap, walk } from './syntax-helpers';
+import { fieldOf, isWithin, unwrap, walk } from './syntax-helpers';
 import { bindingsInScope, scopeOf } from './reaching-definitions';
 import type { Layout } from './strides';
 import type { LayoutEvaluator } from './layout-eval';
@@ -18,8 +20,13 @@ export function helperReturnLayout(
 ): Layout | undefined {
   const { call } = input;
   const callee = fieldOf(call, 'function');
-  if (callee?.type !== 'identifier') return undefined;
-  const helper = moduleFunction(evaluator, callee);
+  const target =
+    callee?.type === 'identifier'
+      ? { helper: moduleFunction(evaluator, callee), skip: 0 }
+      : callee?.type === 'attribute'
+        ? selfMethod(evaluator, callee)
+        : undefined;
+  const helper = target?.helper;
   const active = evaluator.context.active ?? [];
   if (!helper || active.includes(helper) || active.length >= MAX_HELPER_DEPTH) return undefined;
   let returned = soleReturn(helper);
@@ -28,7 +35,7 @@ export function helperReturnLayout(
     if (input.index === undefined || returned.children.length !== input.count) return undefined;
     returned = returned.children[input.index];
   } else if (input.index !== undefined) return undefined;
-  const bound = bindArguments(helper, call);
+  const bound = bindArguments({ helper, call, skip: target.skip });
   if (!bound) return undefined;
   const name = fieldOf(helper, 'name')?.text ?? 'helper';
   const inner = evaluator.derive({
@@ -61,6 +68,24 @@ function moduleFunction(evaluator: LayoutEvaluator, callee: SyntaxNode): SyntaxN
   return defs[0];
 }
 
+/** `self.name(...)`: the one method of that name in the file, when it is in the caller's class. */
+function selfMethod(
+  evaluator: LayoutEvaluator,
+  callee: SyntaxNode,
+): { helper: SyntaxNode | undefined; skip: number } | undefined {
+  const name = fieldOf(callee, 'attribute')?.text;
+  if (fieldOf(callee, 'object')?.text !== 'self' || !name) return undefined;
+  const defs = evaluator.model.nodes.function_definition.filter((fn) => fieldOf(fn, 'name')?.text === name);
+  if (defs.length !== 1) return undefined;
+  const [method] = defs;
+  const holder = method.parent?.type === 'decorated_definition' ? method.parent : method;
+  const decorators = holder === method ? [] : holder.children.filter((c) => c.type === 'decorator');
+  if (decorators.some((d) => d.text !== '@staticmethod')) return undefined;
+  const cls = holder.parent?.parent;
+  if (cls?.type !== 'class_definition' || !isWithin(callee, cls)) return undefined;
+  return { helper: method, skip: decorators.length > 0 ? 0 : 1 };
+}
+
 /** The value of the helper's only `return`, when that return is its last top-level statement. */
 function soleReturn(helper: SyntaxNode): SyntaxNode | undefined {
   if (soleReturns.has(helper)) return soleReturns.get(helper) ?? undefined;
@@ -82,8 +107,13 @@ function soleReturn(helper: SyntaxNode): SyntaxNode | undefined {
 }
 
 /** Parameter node → argument, for plain parameters given positionally or by keyword. */
-function bindArguments(helper: SyntaxNode, call: SyntaxNode): Map<SyntaxNode, SyntaxNode> | undefined {
-  const params = fieldOf(helper, 'parameters')?.children ?? [];
+function bindArguments(input: {
+  helper: SyntaxNode;
+  call: SyntaxNode;
+  skip: number;
+}): Map<SyntaxNode, SyntaxNode> | undefined {
+  const { helper, call } = input;
+  const params = (fieldOf(helper, 'parameters')?.children ?? []).slice(input.skip);
   const args = fieldOf(call, 'arguments')?.children.filter((c) => c.type !== 'comment') ?? [];
   const bound = new Map<SyntaxNode, SyntaxNode>();
   const byName = new Map<string, SyntaxNode>();

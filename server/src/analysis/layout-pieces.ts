@@ -31,7 +31,7 @@ export function pieceLayout(
   const sizes =
     name === 'split'
       ? splitSizes(evaluator, { node: args[0], size, count: input.count })
-      : chunkSizes(args[0], size);
+      : chunkSizes(evaluator, { node: args[0], size, count: input.count ?? input.index + 1 });
   if (!sizes || (input.count !== undefined && sizes.length !== input.count)) return undefined;
   const index = pieceIndex(input.index, sizes.length);
   if (index === undefined) return undefined;
@@ -76,9 +76,20 @@ function pieceIndex(index: number, count: number | undefined): number | undefine
   return count === undefined ? undefined : index + count >= 0 ? index + count : undefined;
 }
 
-/** `chunk(n)`: pieces of ceil(size / n) (the last one smaller); a symbolic size is assumed divisible. */
-function chunkSizes(countNode: SyntaxNode | undefined, size: Size): Size[] | undefined {
+/**
+ * `chunk(n)`: pieces of ceil(size / n) (the last one smaller); a symbolic size is assumed
+ * divisible. With a symbolic `n`, the pieces the code uses (`count`) are each size / n.
+ */
+function chunkSizes(
+  evaluator: LayoutEvaluator,
+  input: { node: SyntaxNode | undefined; size: Size; count: number },
+): Size[] | undefined {
+  const { node: countNode, size } = input;
   const chunks = literalInt(countNode);
+  if (chunks === undefined && countNode && input.count > 0) {
+    const n = evaluator.sizeOf(countNode);
+    return n && n !== -1 && !isConcrete(n) ? new Array<Size>(input.count).fill(div(size, n)) : undefined;
+  }
   if (chunks === undefined || chunks <= 0) return undefined;
   if (!isConcrete(size)) return new Array<Size>(chunks).fill(div(size, num(chunks)));
   const per = Math.ceil(size.coef / chunks);

@@ -1,18 +1,14 @@
 // The role of every statement: hot training step, logging branch, eval, or setup. A hot
-// step is a loop body that runs backward() or an optimizer step (any spelling: plain,
-// GradScaler, accelerate, DeepSpeed, Lightning), or a function called from one.
+// step is the body of a step loop (training-step.ts), a function called from one — the
+// forward of the file's modules included — and what role-guards.ts says about the guards
+// around it (interval, once, rank 0 only, opt-in flag).
 import type { SyntaxNode } from '../parse/syntax';
 import type { ImportTable } from './imports';
 import type { NodeIndex } from './file-model';
-import {
-  enclosingFunction,
-  fieldOf,
-  methodCall,
-  lastName,
-  walk,
-  unwrap,
-  STATEMENT_TYPES,
-} from './syntax-helpers';
+import type { Kind } from './kinds';
+import { enclosingFunction, fieldOf, lastName, walk, unwrap, STATEMENT_TYPES } from './syntax-helpers';
+import { TrainingStepModel, callEffect } from './training-step';
+import { collectOptInFlags, guardNote, type GuardNote } from './role-guards';
 
 /** Where a statement runs, from most to least costly. */
 export type Role = 'hot' | 'logging' | 'eval' | 'setup';
@@ -26,26 +22,10 @@ const TRAINING_STEP_FUNCTIONS = /^(training_step|train_step|compute_loss)$/;
 /** Function names that run evaluation (Lightning hooks and common helpers). */
 const EVAL_FUNCTIONS =
   /^(eval\w*|evaluate\w*|valid\w*|validation_step|test\w*|predict\w*|estimate_loss|inference\w*|generate\w*|sample\w*)$/i;
-/** Receivers whose `.step()` is an optimizer step (an LR scheduler's is not). */
-const OPTIMIZER_RECEIVER = /(^|_)(optim\w*|opt|optimizer\w*|engine|model_engine|scaler|trainer)$/i;
-const SCHEDULER_RECEIVER = /sched|lr_|warmup/i;
-/** Conditions that mark a logging branch: rank-0 guards and logging flags. */
-const LOGGING_NAME =
-  /(^|_)(log|logs|logging|print|report|verbose|display)(_|$|\d)|master_process|main_process|is_main|global_zero|rank_zero|rank0|wandb|tensorboard/i;
-const RANK_NAME =
-  /^(rank|local_rank|global_rank|node_rank|ddp_rank|ddp_local_rank|process_index|local_process_index|get_rank)$/;
 
 /** Whether `call` is a training call: `backward`, an optimizer step, or a framework's spelling of them. */
 export function isTrainingCall(call: SyntaxNode, optimizerNames: ReadonlySet<string>): boolean {
-  const method = methodCall(call);
-  if (!method) return false;
-  if (method.name === 'backward') return true;
-  if (method.name === 'optimizer_step') return true;
-  if (method.name !== 'step') return false;
-  const receiver = lastName(method.receiver);
-  if (!receiver) return false;
-  if (optimizerNames.has(receiver)) return true;
-  return OPTIMIZER_RECEIVER.test(receiver) && !SCHEDULER_RECEIVER.test(receiver);
+  return callEffect(call, optimizerNames) !== undefined;
 }
 
 /** Names assigned an optimizer (`opt = torch.optim.AdamW(...)`, `self.optimizer = ...`). */
@@ -65,37 +45,57 @@ export function collectOptimizerNames(assignments: readonly SyntaxNode[], import
   return names;
 }
 
+/** What the role model needs from the kind inference (absent in tests that build roles alone). */
+export interface RoleKindFacts {
+  kindOf(node: SyntaxNode): Kind;
+  /** Names of the file's nn.Module classes. */
+  moduleClasses: ReadonlySet<string>;
+  /** Every call of the file, and the root (for the opt-in flags). */
+  root?: SyntaxNode;
+}
+
+/** A role with the guard that shaped it. */
+interface RoleWithNote {
+  role: Role;
+  note?: GuardNote;
+}
+
 /** Computes and caches the role of statements of one file. */
 export class LoopRoles {
-  private readonly functions = new Map<string, SyntaxNode[]>();
-  private readonly functionRole = new Map<SyntaxNode, Role>();
+  private readonly steps: TrainingStepModel;
+  private readonly functionRole = new Map<SyntaxNode, RoleWithNote>();
   private readonly hotLoops = new Map<SyntaxNode, boolean>();
-  private readonly stepsDirectly = new Map<SyntaxNode, boolean>();
-  private readonly roleCache = new Map<SyntaxNode, Role>();
-  /**
-   * `bodyTrains` of `if` consequences, asked for every statement below a logging `if`.
-   * Only filled after the constructor has settled every function's `stepsDirectly`, so the
-   * answer no longer depends on the order of the questions.
-   */
+  private readonly roleCache = new Map<SyntaxNode, RoleWithNote>();
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
+  private readonly optInFlags: ReadonlySet<string>;
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
-    nodes: Pick<NodeIndex, 'function_definition' | 'call'>,
+    private readonly nodes: Pick<NodeIndex, 'function_definition' | 'call' | 'assignment'> &
+      Partial<Pick<NodeIndex, 'class_definition'>>,
     private readonly optimizerNames: ReadonlySet<string>,
+    private readonly facts?: RoleKindFacts,
   ) {
-    for (const node of nodes.function_definition) {
-      const name = fieldOf(node, 'name')?.text;
-      if (!name) continue;
-      const known = this.functions.get(name);
-      if (known) known.push(node);
-      else this.functions.set(name, [node]);
-    }
+    this.steps = new TrainingStepModel(
+      nodes.function_definition,
+      optimizerNames,
+      facts && ((node) => facts.kindOf(node) === 'tensor'),
+    );
+    this.optInFlags = facts?.root ? collectOptInFlags(nodes.call, facts.root) : new Set();
     this.propagateCallers(nodes.call);
   }
 
   /** The role of the statement containing `node`. */
   roleOf(node: SyntaxNode): Role {
+    return this.roleWithNote(node).role;
+  }
+
+  /** The guard that shaped the role of the statement containing `node` (rank 0 only, opt-in flag, ...). */
+  noteOf(node: SyntaxNode): GuardNote | undefined {
+    return this.roleWithNote(node).note;
+  }
+
+  private roleWithNote(node: SyntaxNode): RoleWithNote {
     let statement: SyntaxNode = node;
     while (statement.parent && !STATEMENT_TYPES.has(statement.type)) statement = statement.parent;
     const cached = this.roleCache.get(statement);
@@ -105,11 +105,11 @@ export class LoopRoles {
     return role;
   }
 
-  /** Whether `loop` itself iterates once per training step (its own body trains). */
+  /** Whether `loop` itself iterates once per training step (its body trains and holds no whole step loop). */
   isHotLoop(loop: SyntaxNode): boolean {
     let hot = this.hotLoops.get(loop);
     if (hot === undefined) {
-      hot = this.bodyTrains(fieldOf(loop, 'body') ?? loop);
+      hot = this.steps.isStepLoop(loop);
       this.hotLoops.set(loop, hot);
     }
     return hot;
@@ -124,53 +124,77 @@ export class LoopRoles {
     return undefined;
   }
 
-  /** Whether a statement list trains (outside nested loops and definitions), directly or through a called step function. */
+  /** Whether a statement list does training work (outside nested definitions). */
   private bodyTrains(body: SyntaxNode): boolean {
     let trains = false;
     walk(body, (node) => {
       if (trains) return false;
-      if (node !== body && (LOOPS.has(node.type) || SCOPES.has(node.type))) return false;
+      if (node !== body && SCOPES.has(node.type)) return false;
       if (node.type !== 'call') return;
       if (isTrainingCall(node, this.optimizerNames)) trains = true;
-      else if (this.calledFunctions(node).some((f) => this.functionStepsDirectly(f))) trains = true;
+      else if (this.steps.calledFunctions(node).some((f) => this.steps.isStepFunction(f))) trains = true;
     });
     return trains;
   }
 
-  private functionStepsDirectly(fn: SyntaxNode): boolean {
-    const known = this.stepsDirectly.get(fn);
-    if (known !== undefined) return known;
-    this.stepsDirectly.set(fn, false); // recursion guard
-    const result = this.bodyTrains(fieldOf(fn, 'body') ?? fn);
-    this.stepsDirectly.set(fn, result);
-    return result;
-  }
-
-  /** Same-file functions a call may invoke: `f(...)` and `self.f(...)`. */
-  private calledFunctions(call: SyntaxNode): SyntaxNode[] {
-    const callee = fieldOf(call, 'function');
-    if (!callee) return [];
-    const target = unwrap(callee);
-    if (target.type === 'identifier') return this.functions.get(target.text) ?? [];
-    if (target.type === 'attribute' && fieldOf(target, 'object')?.text === 'self') {
-      return this.functions.get(fieldOf(target, 'attribute')?.text ?? '') ?? [];
+  /** The forward methods of the file's modules that a module call in a step may run. */
+  private reachableForwards(): SyntaxNode[] {
+    const moduleClasses = this.facts?.moduleClasses;
+    const classes = this.nodes.class_definition ?? [];
+    if (!moduleClasses?.size || !classes.length) return [];
+    const byName = new Map(classes.map((c) => [fieldOf(c, 'name')?.text ?? '', c]));
+    const constructed = (scope: SyntaxNode): string[] => {
+      const found: string[] = [];
+      walk(scope, (node) => {
+        if (node.type !== 'call') return;
+        const name = lastName(unwrap(fieldOf(node, 'function') ?? node));
+        if (name && moduleClasses.has(name) && byName.has(name)) found.push(name);
+      });
+      return found;
+    };
+    // Roots: module classes constructed outside every module class (the script builds them).
+    const roots = new Set<string>();
+    for (const call of this.nodes.call) {
+      const name = lastName(unwrap(fieldOf(call, 'function') ?? call));
+      if (!name || !moduleClasses.has(name) || !byName.has(name)) continue;
+      let insideModule = false;
+      for (let p = call.parent; p; p = p.parent) {
+        if (p.type === 'class_definition' && moduleClasses.has(fieldOf(p, 'name')?.text ?? ''))
+          insideModule = true;
+      }
+      if (!insideModule) roots.add(name);
     }
-    return [];
+    const reached = new Set<string>();
+    const pending = [...roots];
+    while (pending.length) {
+      const name = pending.pop()!;
+      if (reached.has(name)) continue;
+      reached.add(name);
+      pending.push(...constructed(byName.get(name)!));
+    }
+    const forwards: SyntaxNode[] = [];
+    for (const fn of this.nodes.function_definition) {
+      if (fieldOf(fn, 'name')?.text !== 'forward') continue;
+      let owner: SyntaxNode | null = fn.parent;
+      while (owner && owner.type !== 'class_definition') owner = owner.parent;
+      if (owner && reached.has(fieldOf(owner, 'name')?.text ?? '')) forwards.push(fn);
+    }
+    return forwards;
   }
 
   /** Roles of functions: step functions are hot; functions called from a context inherit its role. */
   private propagateCallers(allCalls: readonly SyntaxNode[]): void {
-    for (const fns of this.functions.values()) {
-      for (const fn of fns) {
-        const name = fieldOf(fn, 'name')?.text ?? '';
-        if (TRAINING_STEP_FUNCTIONS.test(name) || this.functionStepsDirectly(fn))
-          this.functionRole.set(fn, 'hot');
-      }
+    for (const fn of this.nodes.function_definition) {
+      const name = fieldOf(fn, 'name')?.text ?? '';
+      if (TRAINING_STEP_FUNCTIONS.test(name) || this.steps.isStepFunction(fn))
+        this.functionRole.set(fn, { role: 'hot' });
     }
     // Each call with the same-file functions it may invoke (a function calling itself excluded).
+    const forwards = this.reachableForwards();
     const edges: [SyntaxNode, SyntaxNode[]][] = [];
     for (const call of allCalls) {
-      const called = this.calledFunctions(call);
+      const called = [...this.steps.calledFunctions(call)];
+      if (forwards.length && this.facts && isModuleCall(call, this.facts)) called.push(...forwards);
       if (!called.length) continue;
       const caller = enclosingFunction(call);
       const callees = called.filter((fn) => fn !== caller);
@@ -180,12 +204,12 @@ export class LoopRoles {
       this.roleCache.clear();
       let changed = false;
       for (const [call, callees] of edges) {
-        const role = this.roleOf(call);
-        if (role === 'setup') continue;
+        const from = this.roleWithNote(call);
+        if (from.role === 'setup') continue;
         for (const fn of callees) {
-          const current = this.functionRole.get(fn) ?? 'setup';
-          if (ROLE_RANK[role] > ROLE_RANK[current]) {
-            this.functionRole.set(fn, role);
+          const current = this.functionRole.get(fn)?.role ?? 'setup';
+          if (ROLE_RANK[from.role] > ROLE_RANK[current]) {
+            this.functionRole.set(fn, from);
             changed = true;
           }
         }
@@ -195,29 +219,55 @@ export class LoopRoles {
     this.roleCache.clear();
   }
 
-  private computeRole(statement: SyntaxNode): Role {
+  private computeRole(statement: SyntaxNode): RoleWithNote {
     const fn = enclosingFunction(statement);
     const fnName = fn ? (fieldOf(fn, 'name')?.text ?? '') : '';
     const evalScope = !!fn && (EVAL_FUNCTIONS.test(fnName) || hasNoGradDecorator(fn));
     const loop = this.enclosingLoop(statement);
     let role: Role;
+    let note: GuardNote | undefined;
     let boundary: SyntaxNode | undefined;
     if (loop && this.isHotLoop(loop)) {
       role = 'hot';
       boundary = loop;
     } else if (loop) {
-      const outer = this.roleOf(loop);
-      if (evalScope || insideNoGrad(statement, fn)) role = 'eval';
-      else role = outer;
+      const outer = this.roleWithNote(loop);
+      if (outer.role !== 'hot' && (evalScope || insideNoGrad(statement, fn))) role = 'eval';
+      else ({ role, note } = outer);
       boundary = loop;
     } else {
-      role = fn ? (this.functionRole.get(fn) ?? 'setup') : 'setup';
-      if (role === 'eval' && !loop) role = 'setup';
+      ({ role, note } = fn ? (this.functionRole.get(fn) ?? { role: 'setup' }) : { role: 'setup' });
+      if (role === 'eval') role = 'setup';
       boundary = fn;
     }
-    if (role === 'hot' && (evalScope || insideEvalBlock(statement, boundary))) role = 'eval';
-    if (role === 'hot' && this.insideLoggingBranch(statement, boundary)) role = 'logging';
-    return role;
+    // A pytest test function runs once per test session, whatever its loops do.
+    if (role === 'hot' && /^test_/.test(fnName)) role = 'eval';
+    if (role !== 'hot') return { role, note };
+    const guard = guardNote({
+      statement,
+      boundary,
+      context: {
+        optInFlags: this.optInFlags,
+        assigned: (name) => lastAssignment(this.nodes.assignment, name),
+        returned: (call) => this.returnedExpression(call),
+      },
+      trains: (block) => this.consequenceTrainsCached(block),
+    });
+    if (guard?.kind === 'once') return { role: 'setup', note: guard };
+    if (guard?.kind === 'interval' || guard?.kind === 'opt-in') return { role: 'logging', note: guard };
+    return { role, note: guard ?? note };
+  }
+
+  /** The expression a same-file function returns, when it has exactly one `return` with a value. */
+  private returnedExpression(call: SyntaxNode): SyntaxNode | undefined {
+    const [fn, ...others] = this.steps.calledFunctions(call);
+    if (!fn || others.length) return undefined;
+    const returns: SyntaxNode[] = [];
+    walk(fieldOf(fn, 'body') ?? fn, (node) => {
+      if (SCOPES.has(node.type)) return false;
+      if (node.type === 'return_statement') returns.push(node);
+    });
+    return returns.length === 1 ? returns[0].children[0] : undefined;
   }
 
   private consequenceTrainsCached(consequence: SyntaxNode): boolean {
@@ -228,28 +278,28 @@ export class LoopRoles {
     }
     return trains;
   }
+}
 
-  /** Whether `statement` sits in the consequence of a logging `if` between it and `boundary`. */
-  private insideLoggingBranch(statement: SyntaxNode, boundary: SyntaxNode | undefined): boolean {
-    let child = statement;
-    for (let current = statement.parent; current && current !== boundary; current = current.parent) {
-      if (current.type === 'if_statement' || current.type === 'elif_clause') {
-        const condition = fieldOf(current, 'condition');
-        const consequence = fieldOf(current, 'consequence');
-        if (
-          condition &&
-          consequence === child &&
-          isLoggingCondition(condition) &&
-          !this.consequenceTrainsCached(consequence)
-        ) {
-          return true;
-        }
-      }
-      if (current.type === 'conditional_expression') return false;
-      child = current;
-    }
+/** Whether a call runs a module's forward: `model(x)`, `self.block(x)` where the analysis shows a module. */
+function isModuleCall(call: SyntaxNode, facts: RoleKindFacts): boolean {
+  const callee = fieldOf(call, 'function');
+  if (!callee) return false;
+  const target = unwrap(callee);
+  if (target.type !== 'identifier' && target.type !== 'attribute' && target.type !== 'subscript')
     return false;
+  return facts.kindOf(target) === 'module';
+}
+
+/** The value last assigned to the name `name` before it, in its function (one hop, plain `x = ...`). */
+function lastAssignment(assignments: readonly SyntaxNode[], name: SyntaxNode): SyntaxNode | undefined {
+  const scope = enclosingFunction(name);
+  let found: SyntaxNode | undefined;
+  for (const assignment of assignments) {
+    if (assignment.startIndex >= name.startIndex) break;
+    if (fieldOf(assignment, 'left')?.text !== name.text || enclosingFunction(assignment) !== scope) continue;
+    found = fieldOf(assignment, 'right');
   }
+  return found;
 }
 
 function isInLoopBody(node: SyntaxNode, loop: SyntaxNode): boolean {
@@ -280,32 +330,4 @@ function insideEvalBlock(statement: SyntaxNode, boundary: SyntaxNode | undefined
 
 function insideNoGrad(statement: SyntaxNode, fn: SyntaxNode | undefined): boolean {
   return insideEvalBlock(statement, fn);
-}
-
-/**
- * Whether an `if` condition marks a logging branch: a periodic test (`step % n == 0`),
- * a rank-0 guard, or a logging flag.
- */
-export function isLoggingCondition(condition: SyntaxNode): boolean {
-  let logging = false;
-  walk(condition, (node) => {
-    if (logging) return false;
-    if (node.type === 'binary_operator' && node.operator === '%') logging = true;
-    else if (node.type === 'identifier' && LOGGING_NAME.test(node.text)) logging = true;
-    else if (node.type === 'comparison_operator' && compareRankToZero(node)) logging = true;
-    else if (
-      node.type === 'call' &&
-      /is_main_process|is_local_main_process|is_global_zero|rank_zero/.test(node.text)
-    ) {
-      logging = true;
-    }
-  });
-  return logging;
-}
-
-function compareRankToZero(comparison: SyntaxNode): boolean {
-  const [left, right] = comparison.children;
-  if (!left || !right || right.text !== '0') return false;
-  const name = left.type === 'call' ? lastName(fieldOf(left, 'function') ?? left) : lastName(left);
-  return !!name && RANK_NAME.test(name);
 }

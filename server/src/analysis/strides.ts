@@ -152,6 +152,11 @@ export function expand(layout: Layout, shape: readonly (Size | 'keep')[]): Layou
       sizes.push(target);
       strides.push(num(0));
       broadcast = true;
+    } else if (!isConcrete(old)) {
+      // NOTE: a symbolic size is taken to be > 1, so the code only runs when it equals the
+      // target; the dim keeps its own spelling, which its neighbours' strides are written in.
+      sizes.push(old);
+      strides.push(layout.strides ? layout.strides[source] : num(0));
     } else return undefined;
   }
   return { sizes, strides: layout.strides ? strides : null, cause: broadcast ? 'expand' : layout.cause };

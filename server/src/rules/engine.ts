@@ -67,8 +67,9 @@ function makeContext(rule: Rule, model: FileModel, settings: Settings, sink: Fin
     settings,
     report({ node, message, detail, range, role, severity, fixes }) {
       let resolved: Severity | undefined;
+      let effectiveRole: Role | undefined;
       if (rule.severity === 'by-role') {
-        const effectiveRole = role ?? model.roleOf(node);
+        effectiveRole = role ?? model.roleOf(node);
         resolved = ROLE_SEVERITY[effectiveRole];
         if (resolved && effectiveRole === 'hot' && override && override !== 'off') resolved = override;
       } else {
@@ -84,6 +85,7 @@ function makeContext(rule: Rule, model: FileModel, settings: Settings, sink: Fin
         range: range ?? { start: node.start, end: node.end },
         severity: resolved,
         fixes: fixes ?? [],
+        ...(effectiveRole ? { role: effectiveRole } : {}),
       });
     },
   };

@@ -65,12 +65,20 @@ export function displayName(node: SyntaxNode): string {
  * measured with PyTorch 2.11 on an H100, are listed in test/sync-ops/sync-ops.json).
  */
 export function syncCost(model: FileModel, node: SyntaxNode): string {
+  const guard = model.guardOf(node);
+  if (guard?.kind === 'opt-in')
+    return `It runs only when \`${guard.flag}\` is set, which is off by default; when on, it stalls every step.`;
   switch (model.roleOf(node)) {
     case 'logging':
       return 'This runs once per log interval, so the stall is amortised and usually fine.';
     case 'eval':
       return 'In an evaluation loop the stall costs little next to training.';
     default:
+      if (guard?.kind === 'rank0')
+        return (
+          'It runs every training step on rank 0: rank 0 stalls while its queue drains, and the other ' +
+          'ranks wait for it at the next collective.'
+        );
       return (
         'It runs every training step: the host waits for the whole queue of kernels to drain, ' +
         'then the GPU idles while Python launches the next step.'

@@ -45,6 +45,8 @@ export interface Finding {
   range: Range;
   severity: Severity;
   fixes: Fix[];
+  /** Where the code runs (by-role rules only): the role that chose the severity. */
+  role?: Role;
 }
 
 /** What a rule's check receives. */

@@ -1,5 +1,6 @@
 // Runs the analyzer over every fixture under test/fixtures/rules/ and examples/demo/:
-// each `# expect:` line must be flagged with its codes, each `# ok:` line must not, and no
+// each `# expect:` line must be flagged with its codes at the stated severity (every marker
+// states one), each `# ok:` line must not, and no
 // other finding may appear (precision is checked as strictly as recall). examples/clean/
 // must produce no warning- or error-level finding at all.
 import { test } from 'node:test';
@@ -27,10 +28,10 @@ const marked = [
 for (const file of marked) {
   test(`fixture ${relative(repoRoot, file)}`, async () => {
     const text = readFileSync(file, 'utf8');
-    const { expected, forbidden } = readExpectations(text);
+    const { expected, forbidden, malformed } = readExpectations(text);
     const analysis = await analyzeSource(text, {}, file);
     assert.equal(analysis.failures.length, 0, `rules threw: ${JSON.stringify(analysis.failures)}`);
-    const problems: string[] = [];
+    const problems: string[] = [...malformed];
     const found = new Map<number, Set<string>>();
     for (const finding of analysis.findings) {
       for (let line = finding.range.start.line; line <= finding.range.end.line; line++) {
@@ -39,14 +40,19 @@ for (const file of marked) {
         found.set(line, set);
       }
       const line = finding.range.start.line;
-      if (!expected.get(line)?.has(finding.code)) {
+      const codes = expected.get(line);
+      if (!codes?.has(finding.code)) {
         problems.push(
           `line ${line + 1}: unexpected ${finding.code} (${finding.severity}): ${finding.message.slice(0, 90)}`,
+        );
+      } else if (codes.get(finding.code) && codes.get(finding.code) !== finding.severity) {
+        problems.push(
+          `line ${line + 1}: ${finding.code} is ${finding.severity}, expected ${codes.get(finding.code)}`,
         );
       }
     }
     for (const [line, codes] of expected) {
-      for (const code of codes)
+      for (const code of codes.keys())
         if (!found.get(line)?.has(code)) problems.push(`line ${line + 1}: missing ${code}`);
     }
     for (const [line, codes] of forbidden) {

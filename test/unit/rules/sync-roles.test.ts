@@ -41,3 +41,18 @@ test('the role is named in the message: logging syncs say they run once per log 
   const logging = result.findings.find((f) => f.severity === 'information' && f.code === 'SL101');
   assert.match(logging?.message ?? '', /once per log interval/);
 });
+
+test('a rank-0 guard keeps the warning and says rank 0 stalls; an opt-in flag says it is off by default', async () => {
+  const path = join(fixturesDir, 'rules', 'sl1', 'steps', 'guards.py');
+  const result = await analyzeSource(readFileSync(path, 'utf8'), {}, path);
+  const at = (line: number) =>
+    result.findings.find((f) => f.range.start.line + 1 === line && f.code === 'SL101');
+  const rankZero = at(36);
+  assert.equal(rankZero?.severity, 'warning');
+  assert.match(rankZero?.message ?? '', /rank 0/);
+  const optIn = at(39);
+  assert.equal(optIn?.severity, 'information');
+  assert.match(optIn?.message ?? '', /trace_grads.*off by default/);
+  const interval = at(23);
+  assert.match(interval?.message ?? '', /once per log interval/);
+});

@@ -1,0 +1,197 @@
+// The training-step model: which loops iterate once per optimizer step. A loop is a step
+// loop when its body — directly, through nested loops (gradient accumulation, `for opt in
+// optimizers:`) or through called functions and methods of the file — runs a backward and
+// an optimizer step, or a scaler callable that does both (`loss_scaler(loss, optimizer)`).
+// A loop that only contains a complete step loop (an epoch loop) is not itself a step loop.
+import type { SyntaxNode } from '../parse/syntax';
+import { fieldOf, lastName, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+
+/** The two halves of a training step. */
+export type TrainingEffect = 'backward' | 'step';
+
+/** What a block does per execution: its training effects, and whether it holds a whole step loop. */
+export interface BlockEffects {
+  effects: ReadonlySet<TrainingEffect>;
+  /** A nested loop (or a called function's loop) runs whole training steps by itself. */
+  containsStepLoop: boolean;
+}
+
+const LOOPS = new Set(['for_statement', 'while_statement']);
+const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
+/** Receivers whose `.step()` is an optimizer step (an LR scheduler's is not). */
+const OPTIMIZER_RECEIVER = /(^|_)(optim\w*|opt|opts|optimizer\w*|engine|model_engine|scaler|trainer)$/i;
+const SCHEDULER_RECEIVER = /sched|lr_|warmup/i;
+/** Method names that belong to torch objects: a same-named method of the file is not what they call. */
+const LIBRARY_METHODS = /^(step|backward|forward|zero_grad|item|to|cuda|train|eval|update|append)$/;
+
+/** The training effect of one call: `backward`, an optimizer step, or a framework's spelling of them. */
+export function callEffect(
+  call: SyntaxNode,
+  optimizerNames: ReadonlySet<string>,
+): TrainingEffect | undefined {
+  const method = methodCall(call);
+  if (!method) return undefined;
+  if (method.name === 'backward' || method.name === 'manual_backward') return 'backward';
+  if (method.name === 'optimizer_step') return 'step';
+  if (method.name !== 'step') return undefined;
+  const receiver = lastName(unwrap(method.receiver));
+  if (!receiver) return undefined;
+  if (optimizerNames.has(receiver)) return 'step';
+  return OPTIMIZER_RECEIVER.test(receiver) && !SCHEDULER_RECEIVER.test(receiver) ? 'step' : undefined;
+}
+
+/**
+ * Whether a call hands a loss and an optimizer to a callable that does both halves of the
+ * step (timm's `NativeScaler`: `loss_scaler(loss, optimizer, clip_grad=...)`): a plain call
+ * of a name that is not a function of the file, whose first argument is a tensor (or a
+ * name holding a loss) and whose next arguments include a name holding an optimizer.
+ */
+export function isScalerCallable(
+  call: SyntaxNode,
+  optimizerNames: ReadonlySet<string>,
+  isTensor: (node: SyntaxNode) => boolean = () => false,
+): boolean {
+  const callee = fieldOf(call, 'function');
+  if (!callee || unwrap(callee).type !== 'identifier') return false;
+  const args = positionalArgs(call);
+  if (args.length < 2) return false;
+  const first = unwrap(args[0]);
+  if (!isTensor(first) && !(first.type === 'identifier' && /loss/i.test(first.text))) return false;
+  return args.slice(1).some((arg) => {
+    const name = lastName(unwrap(arg));
+    return !!name && (optimizerNames.has(name) || /^(optimizer|optim|opt)$/.test(name));
+  });
+}
+
+/** Computes, per loop and per function of one file, the training effects of its body. */
+export class TrainingStepModel {
+  private readonly functions = new Map<string, SyntaxNode[]>();
+  private readonly methodNames = new Set<string>();
+  private readonly functionEffects = new Map<SyntaxNode, BlockEffects>();
+  private readonly loopEffects = new Map<SyntaxNode, BlockEffects>();
+
+  constructor(
+    functionNodes: readonly SyntaxNode[],
+    private readonly optimizerNames: ReadonlySet<string>,
+    private readonly isTensor?: (node: SyntaxNode) => boolean,
+  ) {
+    for (const node of functionNodes) {
+      const name = fieldOf(node, 'name')?.text;
+      if (!name) continue;
+      const known = this.functions.get(name);
+      if (known) known.push(node);
+      else this.functions.set(name, [node]);
+      if (isMethod(node)) this.methodNames.add(name);
+    }
+  }
+
+  /** Whether `loop` runs whole training steps: its body trains and holds no complete step loop. */
+  isStepLoop(loop: SyntaxNode): boolean {
+    const { effects, containsStepLoop } = this.effectsOfLoop(loop);
+    return effects.size > 0 && !containsStepLoop;
+  }
+
+  /** Whether `fn` does training work per call (a `train_step`), not whole epochs. */
+  isStepFunction(fn: SyntaxNode): boolean {
+    const { effects, containsStepLoop } = this.effectsOfFunction(fn);
+    return effects.size > 0 && !containsStepLoop;
+  }
+
+  /** Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a method `f` of the file. */
+  calledFunctions(call: SyntaxNode): SyntaxNode[] {
+    const callee = fieldOf(call, 'function');
+    if (!callee) return [];
+    const target = unwrap(callee);
+    if (target.type === 'identifier') return this.functions.get(target.text) ?? [];
+    if (target.type !== 'attribute') return [];
+    const name = fieldOf(target, 'attribute')?.text ?? '';
+    if (fieldOf(target, 'object')?.text === 'self') return this.functions.get(name) ?? [];
+    if (LIBRARY_METHODS.test(name) || !this.methodNames.has(name)) return [];
+    return (this.functions.get(name) ?? []).filter(isMethod);
+  }
+
+  effectsOfLoop(loop: SyntaxNode): BlockEffects {
+    let known = this.loopEffects.get(loop);
+    if (!known) {
+      this.loopEffects.set(loop, NONE); // recursion guard
+      known = this.effectsOfBlock(fieldOf(loop, 'body') ?? loop);
+      this.loopEffects.set(loop, known);
+    }
+    return known;
+  }
+
+  effectsOfFunction(fn: SyntaxNode): BlockEffects {
+    let known = this.functionEffects.get(fn);
+    if (!known) {
+      this.functionEffects.set(fn, NONE); // recursion guard
+      known = this.effectsOfBlock(fieldOf(fn, 'body') ?? fn);
+      this.functionEffects.set(fn, known);
+    }
+    return known;
+  }
+
+  /**
+   * The effects of a block. Nested loops that train only in part join the block when the
+   * block completes the step with them (an accumulation loop of backwards before an
+   * `opt.step()`, a `for opt in optimizers:` after a backward); otherwise they are step
+   * loops of their own (the other half happens in a library), and so is a loop that trains
+   * completely.
+   */
+  private effectsOfBlock(body: SyntaxNode): BlockEffects {
+    const direct = new Set<TrainingEffect>();
+    const loopEffects: ReadonlySet<TrainingEffect>[] = [];
+    let containsStepLoop = false;
+    const absorb = (inner: BlockEffects, isLoop: boolean) => {
+      if (inner.containsStepLoop || (isLoop && isComplete(inner.effects))) containsStepLoop = true;
+      else if (isLoop) loopEffects.push(inner.effects);
+      else inner.effects.forEach((e) => direct.add(e));
+    };
+    walk(body, (node) => {
+      if (node === body) return;
+      if (SCOPES.has(node.type)) return false;
+      if (LOOPS.has(node.type)) {
+        absorb(this.effectsOfLoop(node), true);
+        // The loop's header (iterable, condition) runs here, the body was absorbed above.
+        const header = fieldOf(node, 'right') ?? fieldOf(node, 'condition');
+        if (header) walk(header, (inner) => this.visitCall(inner, direct, absorb));
+        return false;
+      }
+      this.visitCall(node, direct, absorb);
+    });
+    const total = new Set(direct);
+    for (const effects of loopEffects) effects.forEach((e) => total.add(e));
+    if (isComplete(total) || loopEffects.every((e) => e.size === 0))
+      return { effects: total, containsStepLoop };
+    return { effects: direct, containsStepLoop: true };
+  }
+
+  private visitCall(
+    node: SyntaxNode,
+    effects: Set<TrainingEffect>,
+    absorb: (inner: BlockEffects, isLoop: boolean) => void,
+  ): void {
+    if (node.type !== 'call') return;
+    const effect = callEffect(node, this.optimizerNames);
+    if (effect) {
+      effects.add(effect);
+      return;
+    }
+    const called = this.calledFunctions(node);
+    for (const fn of called) absorb(this.effectsOfFunction(fn), false);
+    if (!called.length && isScalerCallable(node, this.optimizerNames, this.isTensor)) {
+      effects.add('backward');
+      effects.add('step');
+    }
+  }
+}
+
+const NONE: BlockEffects = { effects: new Set(), containsStepLoop: false };
+
+function isComplete(effects: ReadonlySet<TrainingEffect>): boolean {
+  return effects.has('backward') && effects.has('step');
+}
+
+function isMethod(fn: SyntaxNode): boolean {
+  const parent = fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent;
+  return parent?.type === 'block' && parent.parent?.type === 'class_definition';
+}
