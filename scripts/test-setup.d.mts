@@ -8,3 +8,5 @@ export declare function planInstall(options?: {
   ubuntu?: boolean;
   ownTorchPython?: boolean;
 }): { missing: string[]; browserMissing: boolean };
+export declare function aptCandidate(name: string): string | null;
+export declare function unusableCandidate(name: string, candidate: string | null): string | undefined;

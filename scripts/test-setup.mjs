@@ -91,23 +91,49 @@ function privilege() {
   return null;
 }
 
-/** apt-get update and install, retried (mirrors and networks fail now and then). */
-function aptInstall(prefix, packages) {
+/** Runs one apt-get step, retried (mirrors and networks fail now and then). */
+function aptRetried(prefix, args) {
   const [command, ...head] = [...prefix, 'apt-get'];
   for (let attempt = 1; attempt <= APT_TRIES; attempt++) {
-    const ok =
-      run(command, [...head, 'update', '-q']) &&
-      run(command, [...head, 'install', '-y', '-q', '--no-install-recommends', ...packages]);
-    if (ok) return true;
+    if (run(command, [...head, ...args])) return true;
     if (attempt < APT_TRIES) {
       console.log(
-        `test-setup: apt-get failed (try ${attempt} of ${APT_TRIES}); retrying in ${APT_RETRY_SECONDS} s`,
+        `test-setup: apt-get ${args[0]} failed (try ${attempt} of ${APT_TRIES}); retrying in ${APT_RETRY_SECONDS} s`,
       );
       sleep(APT_RETRY_SECONDS);
     }
   }
   return false;
 }
+
+/** apt's candidate version of a package (after `apt-get update`), or null when there is none. */
+export function aptCandidate(name) {
+  const result = spawnSync('apt-cache', ['policy', name], { encoding: 'utf8' });
+  const candidate = /Candidate: (\S+)/.exec(result.stdout ?? '')?.[1];
+  return candidate && candidate !== '(none)' ? candidate : null;
+}
+
+/** Why apt's candidate cannot serve the tests (no candidate, or too old), or undefined. */
+export function unusableCandidate(name, candidate) {
+  if (!candidate) return "not in this release's apt archive";
+  if (name === 'python3-torch') {
+    const [major, minor] = candidate
+      .replace(/^\d+:/, '')
+      .split(/[.+~-]/)
+      .map(Number);
+    if (major < 1 || (major === 1 && minor < 13))
+      return `apt has ${candidate}; the harness needs 1.13 or newer`;
+  }
+  return undefined;
+}
+
+const OWN_TORCH = [
+  'Install a CPU build of PyTorch >= 1.13 in a virtual environment and point the tests at it:',
+  '  python3 -m venv ~/torch-venv   (Ubuntu: apt-get install python3-venv first)',
+  '  ~/torch-venv/bin/pip install torch torchvision --index-url https://download.pytorch.org/whl/cpu',
+  '  SHARDLENS_TORCH_PYTHON=~/torch-venv/bin/python npm test',
+  '(Debian 12 has python3-torch 1.13; Ubuntu 24.04 has none, Ubuntu 22.04 only 1.8.)',
+];
 
 function fail(lines) {
   console.error(['', ...lines.map((line) => `test-setup: ${line}`), ''].join('\n'));
@@ -137,6 +163,7 @@ function main() {
     return;
   }
   const prefix = privilege();
+  const problems = [];
   const command = `sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing.join(' ')}`;
   if (missing.length) {
     console.log('test-setup: missing Debian packages:');
@@ -148,8 +175,24 @@ function main() {
         'or run the tests as root; SHARDLENS_SKIP_TEST_SETUP=1 skips this check.',
       ]);
     }
-    if (!aptInstall(prefix, missing))
-      fail([`apt-get could not install ${missing.join(', ')}.`, `Try:  ${command}`]);
+    if (!aptRetried(prefix, ['update', '-q'])) fail(['apt-get update failed.', `Try:  ${command}`]);
+    const unusable = missing
+      .map((name) => ({ name, why: unusableCandidate(name, aptCandidate(name)) }))
+      .filter((p) => p.why);
+    // torchvision from apt would pull in apt's (unusable) torch: it goes with it.
+    if (unusable.some((p) => p.name === 'python3-torch') && missing.includes('python3-torchvision')) {
+      if (!unusable.some((p) => p.name === 'python3-torchvision')) {
+        unusable.push({ name: 'python3-torchvision', why: 'goes with python3-torch' });
+      }
+    }
+    const installable = missing.filter((name) => !unusable.some((p) => p.name === name));
+    if (installable.length) {
+      if (!aptRetried(prefix, ['install', '-y', '-q', '--no-install-recommends', ...installable])) {
+        fail([`apt-get could not install ${installable.join(', ')}.`, `Try:  ${command}`]);
+      }
+    }
+    for (const p of unusable) problems.push(`${p.name}: ${p.why}.`);
+    if (unusable.some((p) => p.name.startsWith('python3-torch'))) problems.push(...OWN_TORCH);
   }
   if (browserMissing) {
     // NOTE: Ubuntu ships Chromium only as a snap (the `chromium-browser` deb installs the snap),
@@ -160,13 +203,14 @@ function main() {
       run(command, args);
     }
     if (!findChromium()) {
-      fail([
+      problems.push(
         'no Chromium or Chrome found (Ubuntu ships Chromium only as a snap).',
         'Install one: `sudo snap install chromium`, or Google Chrome from its .deb,',
         'then run the tests again (or set SHARDLENS_CHROMIUM to its binary).',
-      ]);
+      );
     }
   }
+  if (problems.length) fail(problems);
   ({ missing } = planInstall({ ubuntu }));
   if (missing.length) fail([`still missing after apt-get: ${missing.join(', ')}`]);
   console.log('test-setup: done');

@@ -2,7 +2,7 @@
 // FileModel, run the rules. It never throws for bad input: oversize, binary or broken
 // text yields a result with a note and no findings (or the findings it could make).
 import type { Parser } from 'web-tree-sitter';
-import { parseSource } from './parse/parser';
+import { parseSource, type ParsedSource } from './parse/parser';
 import { buildFileModel, type FileModel } from './analysis/file-model';
 import { runRules } from './rules/engine';
 import type { Settings } from './config/settings';
@@ -27,8 +27,11 @@ export function analyzeText(input: {
   text: string;
   filePath: string | null;
   settings: Settings;
+  /** Parses the text instead of a fresh parse (the server's incremental parse of open documents). */
+  parse?: (text: string) => ParsedSource;
 }): FileAnalysis {
   const { parser, text, filePath, settings } = input;
+  const parse = input.parse ?? ((source: string) => parseSource(parser, source));
   const sizeBytes = Buffer.byteLength(text, 'utf8');
   if (sizeBytes > MAX_ANALYSED_BYTES) {
     const megabytes = (sizeBytes / 1024 / 1024).toFixed(1);
@@ -41,7 +44,7 @@ export function analyzeText(input: {
   }
   let model: FileModel;
   try {
-    model = buildFileModel({ parsed: parseSource(parser, text), filePath });
+    model = buildFileModel({ parsed: parse(text), filePath });
   } catch (error) {
     return {
       model: undefined,

@@ -18,11 +18,16 @@ import {
   STRATEGY_LABELS,
   assumptionsLine,
   estimatesFor,
-  evaluationFor,
   modelInputOf,
   setupFor,
   withFirst,
 } from './features/estimate-context';
+import {
+  MODEL_OPTIONS_USAGE,
+  evaluateForOptions,
+  readModelOption,
+  type ModelOptions,
+} from './cli-model-options';
 import { WorkspaceFiles, type ModuleTree } from './modules';
 import { initParser, parseSource } from './parse/parser';
 
@@ -43,12 +48,14 @@ interface Options {
   batch?: number;
   seq?: number;
   format: 'text' | 'json';
+  model: ModelOptions;
 }
 
 class UsageError extends Error {}
 
 const USAGE =
-  'usage: shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision fp32|bf16|fp16|bf16-pure] [--batch B] [--seq T] [--format text|json]';
+  'usage: shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision fp32|bf16|fp16|bf16-pure] [--batch B] [--seq T] [--format text|json] ' +
+  MODEL_OPTIONS_USAGE;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -58,7 +65,7 @@ function positiveInt(flag: string, value: string | undefined): number {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Partial<Options> = { format: 'text' };
+  const options: Partial<Options> = { format: 'text', model: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] =
@@ -66,6 +73,11 @@ function parseArgs(argv: string[]): Options {
         ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
         : [arg, undefined];
     const value = () => inline ?? argv[++i];
+    try {
+      if (readModelOption({ options: options.model!, flag, value })) continue;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
     switch (flag) {
       case '--class':
         options.className = value();
@@ -132,7 +144,7 @@ interface ClassReport {
   name: string;
   file: string;
   line: number;
-  params: { total: number | null; trainable: number; buffers: number };
+  params: { total: number | null; known: number; lowerBound: boolean; trainable: number; buffers: number };
   memoryBytes: Record<
     string,
     { weights: number; grads: number; optimizer: number; activations: number; peak: number }
@@ -172,9 +184,14 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
   const parser = await initParser({ wasmDir: io.wasmDir });
   const model = buildFileModel({ parsed: parseSource(parser, text), filePath: path });
   const workspace = new WorkspaceFiles({ roots: [io.cwd], parser });
-  const evaluation = evaluationFor({ model, workspace });
-  let trees = evaluation.trees;
-  if (options.className) {
+  const selected = evaluateForOptions({ options: options.model, model, workspace, parser });
+  if ('error' in selected) {
+    io.stderr(`shardlens estimate: ${selected.error}\n${USAGE}\n`);
+    return 2;
+  }
+  const { evaluation } = selected;
+  let trees = selected.trees;
+  if (options.className && !selected.fromCtor) {
     trees = trees.filter((t) => t.name === options.className);
     if (!trees.length) {
       io.stderr(
@@ -211,13 +228,19 @@ function classReport(input: {
     name: tree.name,
     file: path,
     line: tree.line + 1,
-    params: { total: tree.params.total, trainable: tree.params.trainable, buffers: tree.params.buffers },
+    params: {
+      total: tree.params.total,
+      known: tree.params.known,
+      lowerBound: tree.params.lowerBound,
+      trainable: tree.params.trainable,
+      buffers: tree.params.buffers,
+    },
     memoryBytes: {},
     comm: {},
     assumptions: [...tree.assumptions, input.line.replace(/^Assumptions: /, '')],
   };
-  for (const u of tree.unknowns)
-    report.assumptions.push(`unknown: ${u.text} (${u.reason.replace(/`/g, '')})`);
+  // One line per distinct cause (a block repeated 12 times says it once).
+  for (const cause of tree.causes) report.assumptions.push(`unknown: ${cause.replace(/`/g, '')}`);
   for (const e of estimates) {
     const m = e.memory;
     report.memoryBytes[e.strategy] = {

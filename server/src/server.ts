@@ -18,11 +18,11 @@ import {
   type Connection,
   type InitializeResult,
 } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { join } from 'node:path';
 import { initParser } from './parse/parser';
 import { settingsFromEditor } from './config/settings';
-import { Session, filePathOf } from './session';
+import { Session, editTrackingDocuments, filePathOf } from './session';
 import { toDiagnostic, Debouncer } from './features/diagnostics';
 import { provideCodeActions } from './features/code-actions';
 import { FIX_ALL_KIND } from './features/fix-all';
@@ -52,12 +52,12 @@ export interface ServerOptions {
 
 /** Starts serving on `connection`; resolves once handlers are registered. */
 export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): void {
-  const documents = new TextDocuments(TextDocument);
   const debouncer = new Debouncer();
   const info = readServerInfo(docsRoot);
   const grammarStart = Date.now();
   const parserReady = initParser({ wasmDir });
   let session: Session | undefined;
+  const documents = new TextDocuments(editTrackingDocuments(() => session));
   /** Parsed workspace files that open documents import (cross-file model evaluation). */
   let workspace: WorkspaceFiles | undefined;
   let workspaceRoots: string[] = [];
@@ -219,7 +219,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
   }
 
   function scheduleValidation(document: TextDocument, delayMs?: number): void {
-    const settingsDelay = session?.settingsFor(document.uri).debounceMs ?? 200;
+    const settingsDelay = session?.settingsFor(document.uri).debounceMs ?? 50;
     debouncer.schedule(document.uri, delayMs ?? settingsDelay, () =>
       validate(document.uri, document.version),
     );

@@ -1,8 +1,11 @@
 // The server's state for open documents: one analysis per document version (memoised,
-// so diagnostics, hover and code actions share it), and the settings that apply to each
-// file (editor settings merged with the nearest pyproject.toml, which wins).
+// so diagnostics, hover and code actions share it), each document's last syntax tree
+// (edited and re-parsed incrementally), and the settings that apply to each file (editor
+// settings merged with the nearest pyproject.toml, which wins).
 import type { Parser } from 'web-tree-sitter';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
+import type { TextDocumentsConfiguration } from 'vscode-languageserver';
+import { DocumentTrees, type TextEdit } from './parse/incremental';
 import { URI } from 'vscode-uri';
 import { analyzeText, type FileAnalysis } from './analyzer';
 import { mergeSettings, type PartialSettings, type Settings } from './config/settings';
@@ -30,11 +33,20 @@ export class Session {
   readonly configProblems = new Set<string>();
   /** Every problem ever put in `configProblems`, so that each is reported once, not per edit. */
   private readonly reportedProblems = new Set<string>();
+  /** The last wasm tree of each open document, for incremental re-parsing. */
+  readonly trees: DocumentTrees;
 
   constructor(
     private readonly parser: Parser,
     private readonly workspaceRoots: () => string[],
-  ) {}
+  ) {
+    this.trees = new DocumentTrees(parser);
+  }
+
+  /** Records the edits that turned `before` into a document's next text (see {@link editTrackingDocuments}). */
+  noteEdits(uri: string, before: string, edits: readonly TextEdit[]): void {
+    this.trees.edit(uri, before, edits);
+  }
 
   /** Replaces the editor-side settings (from `workspace/configuration`). */
   setEditorSettings(settings: PartialSettings): void {
@@ -61,6 +73,7 @@ export class Session {
 
   /** Drops the analysis of a closed document. */
   forget(uri: string): void {
+    this.trees.forget(uri);
     this.cache.delete(uri);
     this.settingsCache.delete(uri);
   }
@@ -99,10 +112,42 @@ export class Session {
       text: document.getText(),
       filePath: filePathOf(document.uri),
       settings,
+      parse: (text) => this.trees.parse(document.uri, text),
     });
     this.cache.set(document.uri, { version: document.version, settings, analysis });
     return analysis;
   }
+}
+
+/**
+ * The `TextDocuments` configuration of the server: applies each content change as
+ * `TextDocument` does (one at a time, in order) and reports it, in offsets of the text
+ * before it, to the session of the moment (so its tree is edited before the re-parse).
+ */
+export function editTrackingDocuments(
+  session: () => Session | undefined,
+): TextDocumentsConfiguration<TextDocument> {
+  return {
+    create: (uri, languageId, version, content) => TextDocument.create(uri, languageId, version, content),
+    update(document, changes: TextDocumentContentChangeEvent[], version) {
+      const target = session();
+      if (!target) return TextDocument.update(document, changes, version);
+      const before = document.getText();
+      const edits: TextEdit[] = [];
+      let incremental = true;
+      for (const change of changes) {
+        if ('range' in change && change.range) {
+          const a = document.offsetAt(change.range.start);
+          const b = document.offsetAt(change.range.end);
+          edits.push({ start: Math.min(a, b), oldEnd: Math.max(a, b), newText: change.text });
+        } else incremental = false;
+        TextDocument.update(document, [change], version);
+      }
+      if (incremental) target.noteEdits(document.uri, before, edits);
+      else target.trees.forget(document.uri);
+      return document;
+    },
+  };
 }
 
 /** The file-system path of a `file:` URI, or null for other schemes (untitled, ...). */

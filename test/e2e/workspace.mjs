@@ -45,9 +45,13 @@ function hugePython() {
 
 /**
  * Creates the workspace in `dir` (emptied first). `pythonPath` is written to the workspace's
- * `.vscode/settings.json` as `shardlens.benchmark.pythonPath`. Returns the folder path.
+ * `.vscode/settings.json` as `shardlens.benchmark.pythonPath` (default: SHARDLENS_TORCH_PYTHON,
+ * else Debian's /usr/bin/python3, as the other suites). Returns the folder path.
  */
-export function prepareWorkspace({ dir, pythonPath = '/usr/bin/python3' }) {
+export function prepareWorkspace({
+  dir,
+  pythonPath = process.env.SHARDLENS_TORCH_PYTHON || '/usr/bin/python3',
+}) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const demo = join(repoRoot, 'examples', 'demo');

@@ -100,3 +100,74 @@ export class RandomEditor {
     return change;
   }
 }
+
+const KEYWORDS = new Set(
+  'and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield None True False self'.split(
+    ' ',
+  ),
+);
+const TYPED_STATEMENTS = [
+  'y = x.item()',
+  'loss = loss + 1.0',
+  'print(step)',
+  'z = torch.zeros(4).view(2, 2)',
+];
+
+/**
+ * Produces the edits of someone typing into a file that parses: characters typed one at
+ * a time (a new statement after a line, a letter inside a word), digits changed, lines
+ * duplicated and comments added, so most versions parse without errors and some pass
+ * through an error on the way (an unfinished `y = `).
+ */
+export class TypingEditor {
+  private readonly dice: Dice;
+  private pending: { offset: number; chars: string[] } | undefined;
+  constructor(
+    seed: number,
+    public text: string,
+  ) {
+    this.dice = new Dice(seed);
+  }
+
+  /** The next change (already applied to {@link text}). */
+  next(): LspChange {
+    if (!this.pending) this.pending = this.plan();
+    const { offset, chars } = this.pending;
+    const typed = chars.shift()!;
+    if (chars.length === 0) this.pending = undefined;
+    else this.pending.offset = offset + typed.length;
+    const change = {
+      range: { start: positionAt(this.text, offset), end: positionAt(this.text, offset) },
+      text: typed,
+    };
+    this.text = this.text.slice(0, offset) + typed + this.text.slice(offset);
+    return change;
+  }
+
+  /** Where to type what next, as a list of keystrokes. */
+  private plan(): { offset: number; chars: string[] } {
+    const dice = this.dice;
+    const lines = this.text.split('\n');
+    const line = dice.int(0, lines.length - 1);
+    const lineStart = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
+    const content = lines[line];
+    const indent = /^\s*/.exec(content)![0];
+    const endOfLine = lineStart + content.length;
+    const choice = dice.int(0, 4);
+    if (
+      choice === 0 &&
+      content.trim() &&
+      !content.trimEnd().endsWith(':') &&
+      !content.trimEnd().endsWith('\\')
+    ) {
+      return { offset: endOfLine, chars: ['\n' + indent, ...dice.pick(TYPED_STATEMENTS)] };
+    }
+    const digit = /\d/.exec(content);
+    if (choice === 1 && digit) return { offset: lineStart + digit.index, chars: [String(dice.int(1, 9))] };
+    const word = /[A-Za-z_][A-Za-z_]+/.exec(content.slice(indent.length));
+    if (choice === 2 && word && !KEYWORDS.has(word[0]))
+      return { offset: lineStart + indent.length + word.index + 1, chars: ['q'] };
+    if (choice === 3 && /^\s*\w+ = /.test(content)) return { offset: endOfLine, chars: ['\n' + content] };
+    return { offset: endOfLine, chars: [...'  # ok'] };
+  }
+}

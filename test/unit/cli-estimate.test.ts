@@ -37,7 +37,7 @@ test('JSON: exact shape, integer bytes, requested strategy first', async () => {
   const gpt = json.classes[0] as {
     name: string;
     line: number;
-    params: { total: number; trainable: number; buffers: number };
+    params: { total: number; known: number; lowerBound: boolean; trainable: number; buffers: number };
     memoryBytes: Record<string, Record<string, number>>;
     comm: Record<string, { collective: string; bytesPerStep: number; secondsPerStep: number | null }>;
     assumptions: string[];
@@ -52,7 +52,13 @@ test('JSON: exact shape, integer bytes, requested strategy first', async () => {
     'assumptions',
   ]);
   assert.equal(gpt.name, 'GPT');
-  assert.deepEqual(gpt.params, { total: 124_475_904, trainable: 124_475_904, buffers: 0 });
+  assert.deepEqual(gpt.params, {
+    total: 124_475_904,
+    known: 124_475_904,
+    lowerBound: false,
+    trainable: 124_475_904,
+    buffers: 0,
+  });
   assert.equal(Object.keys(gpt.memoryBytes)[0], 'zero3');
   assert.equal(Object.keys(gpt.comm)[0], 'zero3');
   assert.ok(Object.keys(gpt.memoryBytes).includes('fsdp-full'));

@@ -86,6 +86,16 @@ describe('test setup plan', () => {
     }
   });
 
+  test('apt candidates that cannot serve the tests: none, or a PyTorch older than 1.13', () => {
+    const why = (name: string, candidate: string | null) => setup.unusableCandidate(name, candidate);
+    assert.match(why('python3-torch', null) ?? '', /not in this release/);
+    assert.match(why('python3-torch', '1.8.1-4') ?? '', /needs 1\.13/);
+    assert.equal(why('python3-torch', '1.13.0+dfsg-5'), undefined);
+    assert.equal(why('python3-torch', '2.6.0+dfsg-5build1'), undefined);
+    assert.equal(why('python3-torch', '1:2.1.0-1'), undefined);
+    assert.equal(why('chromium', '120.0.6099.224-1~deb12u1'), undefined);
+  });
+
   test('SHARDLENS_CHROMIUM names the browser; otherwise the first existing candidate', () => {
     assert.equal(findChromium({ SHARDLENS_CHROMIUM: '/opt/chrome/chrome' }), '/opt/chrome/chrome');
     assert.equal(findChromium({ SHARDLENS_E2E_CHROMIUM: '/opt/old' }), '/opt/old');

@@ -25,6 +25,13 @@ def merge_heads_rank_pinned(y, C):
     return y.view(B, T, C)
 
 
+@view_case("warning", "randn(2, 4, 5, 8), 2, 5, 32", "randn(3, 2, 4, 6), 3, 4, 12")
+def merge_heads_rank_asserted(y, B, T, C):
+    assert y.dim() == 4
+    y = y.transpose(1, 2)
+    return y.view(B, T, C)
+
+
 @view_case("warning", "randn(2, 4, 5, 8)", "randn(3, 2, 4, 6)")
 def merge_heads_from_sizes(y):
     B, nh, T, hs = y.size()

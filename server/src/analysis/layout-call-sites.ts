@@ -14,6 +14,7 @@ import { reachingBinding, reachingParameter } from './reaching-definitions';
 export type CallerContiguity = 'none' | 'contiguous' | 'unknown';
 
 const MAX_CALLER_DEPTH = 4;
+const identifiersOfModel = new WeakMap<FileModel, ReadonlyMap<string, SyntaxNode[]>>();
 const FRESH_FUNCTIONS = /^torch\.(matmul|bmm|mm|cat|stack|randn|rand|zeros|ones|empty|full|tensor)$/;
 
 /** What the file's callers of `fn` pass for `param`. */
@@ -35,7 +36,7 @@ export function callerContiguity(
   const evaluator = new LayoutEvaluator(model);
   const references =
     method === 'function'
-      ? identifiersNamed(model.root, name)
+      ? identifiersNamed(model, name)
       : model.nodes.attribute.filter((a) => fieldOf(a, 'attribute')?.text === name);
   for (const reference of references) {
     if (reference.parent?.type === 'function_definition' && fieldOf(reference.parent, 'name') === reference)
@@ -59,15 +60,22 @@ function methodKind(fn: SyntaxNode): 'bound' | 'static' | 'function' {
   return decorators.includes('@staticmethod') ? 'static' : 'bound';
 }
 
-function identifiersNamed(root: SyntaxNode, name: string): SyntaxNode[] {
-  const found: SyntaxNode[] = [];
-  walk(root, (node) => {
-    if (node.type === 'identifier' && node.text === name && node.parent?.type !== 'attribute')
-      found.push(node);
-    if (node.type === 'attribute' && fieldOf(node, 'object')?.text === name)
-      found.push(fieldOf(node, 'object')!);
-  });
-  return found;
+/** Every identifier of the file that is not an attribute name, by name (one walk per file). */
+function identifiersNamed(model: FileModel, name: string): readonly SyntaxNode[] {
+  let byName = identifiersOfModel.get(model);
+  if (!byName) {
+    const index = new Map<string, SyntaxNode[]>();
+    walk(model.root, (node) => {
+      if (node.type !== 'identifier') return;
+      if (node.parent?.type === 'attribute' && fieldOf(node.parent, 'attribute') === node) return;
+      const list = index.get(node.text);
+      if (list) list.push(node);
+      else index.set(node.text, [node]);
+    });
+    byName = index;
+    identifiersOfModel.set(model, byName);
+  }
+  return byName.get(name) ?? [];
 }
 
 /** A tensor that is certainly contiguous: a known layout, or a fresh result (`a @ b`, `.contiguous()`). */

@@ -154,6 +154,10 @@ function rankBound(use: SyntaxNode): { exact?: number; atLeast?: number } {
   // NOTE: `.T` is PyTorch's matrix transpose; on 0-D and 1-D tensors it does nothing, and the
   // docs deprecate it for ranks other than 2, so code that writes it holds at least a matrix.
   if (attribute === 'mT' || attribute === 'mH' || attribute === 'T') return { atLeast: 2 };
+  if (attribute === 'ndim' || attribute === 'dim' || attribute === 'ndimension') {
+    const count = attribute === 'ndim' ? parent : outer?.type === 'call' ? outer : undefined;
+    return count ? assertedEqual(count) : {};
+  }
   if (attribute === 'shape' || attribute === 'size') {
     const call = attribute === 'size' && outer?.type === 'call' ? outer : undefined;
     const holder = call ?? parent;
@@ -183,6 +187,18 @@ function rankBound(use: SyntaxNode): { exact?: number; atLeast?: number } {
   )
     return { atLeast: Math.max(...args.map((a) => (a! < 0 ? -a! : a! + 1))) };
   return {};
+}
+
+/** `assert x.dim() == 4` (the count node compared with a literal, directly under an assert). */
+function assertedEqual(count: SyntaxNode): { exact?: number } {
+  const comparison = count.parent;
+  if (comparison?.type !== 'comparison_operator' || comparison.parent?.type !== 'assert_statement') return {};
+  const operands = comparison.children.filter((c) => c.field !== 'operators' && c.type !== '==');
+  if (operands.length !== 2 || !/^\s*\S+\s*==\s*\S+\s*$/.test(comparison.text.replace(count.text, 'N')))
+    return {};
+  const other = operands.find((o) => o !== count);
+  const value = literalInt(other);
+  return value === undefined || value < 0 ? {} : { exact: value };
 }
 
 function indexBound(index: number | undefined): { atLeast?: number } {

@@ -50,6 +50,10 @@ Options:
   --batch B                  micro-batch size per GPU
   --seq T                    sequence length
   --format text|json         output format (default: text)
+  --config KEY=VALUE,...     values for the class's __init__ parameters or the fields of the
+                             config it takes (n_layer=24,vocab_size=50257,model_type=gpt2)
+  --ctor EXPR                build the model from a Python expression evaluated in the file,
+                             e.g. "GPT(GPTConfig(n_layer=24))" or "resnet50(weights=None)"
   -h, --help                 show this help
 
 Exit status: 0 on success, 2 on usage errors or a missing file.`;

@@ -55,7 +55,7 @@ export function defaultSettings(): Settings {
     ignore: [],
     severity: {},
     exclude: [],
-    debounceMs: 200,
+    debounceMs: 50,
     cluster: {
       gpu: 'h100-sxm',
       gpusPerNode: 8,

@@ -10,6 +10,8 @@ export function subscriptValue(input: { target: Value; index: Value; node: Synta
   const { target, index, node } = input;
   if (target.kind === 'unknown') return unknown(node, target.reason);
   if (index.kind === 'unknown') return unknown(node, index.reason);
+  if ((target.kind === 'dict' || target.kind === 'seq') && target.tainted)
+    return unknown(node, target.tainted);
   const key = index.kind === 'str' || index.kind === 'num' ? String(index.value) : undefined;
   if (target.kind === 'dict' && key !== undefined)
     return target.entries.get(key) ?? unknown(node, `key ${key} not found`);

@@ -35,7 +35,8 @@ export function evalArgs(interp: Interpreter, input: { node: SyntaxNode; env: En
       args.keywords.set(name, interp.evalExpr(fieldOf(arg, 'value')!, input.env));
     } else if (arg.type === 'dictionary_splat') {
       const spread = interp.evalExpr(arg.children[0], input.env);
-      if (spread.kind === 'dict') for (const [k, v] of spread.entries) args.keywords.set(k, v);
+      if (spread.kind === 'dict' && spread.tainted) args.incomplete = unknown(arg, spread.tainted);
+      else if (spread.kind === 'dict') for (const [k, v] of spread.entries) args.keywords.set(k, v);
       else if (spread.kind === 'object') for (const [k, v] of spread.fields) args.keywords.set(k, v);
       else args.incomplete = unknown(arg, reasonOf(spread, arg));
     } else if (arg.type === 'list_splat') {
@@ -176,7 +177,10 @@ export function callMethod(
       else if (name === 'insert' && second && first?.kind === 'num')
         receiver.items.splice(first.value, 0, second);
       else if (name === 'copy') return seq([...receiver.items], receiver.tuple);
-      else return undefined;
+      else if (name === 'pop' && receiver.items.length && (!first || first.kind === 'num'))
+        return receiver.items.splice(first?.kind === 'num' ? first.value : -1, 1)[0];
+      else if (name === 'index' || name === 'count') return undefined;
+      else return taint(receiver, { name, node });
       return NONE;
     case 'dict':
       if (name === 'get' && first?.kind === 'str') return receiver.entries.get(first.value) ?? second ?? NONE;
@@ -189,13 +193,17 @@ export function callMethod(
         for (const [k, v] of args.keywords) receiver.entries.set(k, v);
         return NONE;
       }
+      if (name === 'setdefault' && first?.kind === 'str') {
+        if (!receiver.entries.has(first.value)) receiver.entries.set(first.value, second ?? NONE);
+        return receiver.entries.get(first.value)!;
+      }
       if (name === 'pop' && first?.kind === 'str') {
         const value =
           receiver.entries.get(first.value) ?? second ?? unknown(node, `key ${first.value} not found`);
         receiver.entries.delete(first.value);
         return value;
       }
-      return undefined;
+      return taint(receiver, { name, node });
     case 'object':
       if (name === 'get' && first?.kind === 'str') return receiver.fields.get(first.value) ?? second ?? NONE;
       return undefined;
@@ -208,6 +216,7 @@ export function callMethod(
     case 'module':
       return containerMethod(interp, { module: receiver.module, self: receiver, name, args, node });
     case 'tensor':
+      if ((name === 'view' || name === 'reshape') && receiver.shape) return reshaped(receiver, args, node);
       return (
         tensorMethod(name, receiver, node.text) ?? {
           kind: 'tensor',
@@ -277,4 +286,32 @@ function stringMethod(input: {
     default:
       return undefined;
   }
+}
+
+/** `t.view(1, 1, n, n)` / `t.reshape((a, -1))`: the new shape when its numbers are known (one -1 inferred). */
+function reshaped(tensor: Extract<Value, { kind: 'tensor' }>, args: CallArgs, node: SyntaxNode): Value {
+  const [first] = args.positional;
+  const dims = (args.positional.length === 1 && first?.kind === 'seq' ? first.items : args.positional).map(
+    (v) => (v.kind === 'num' ? v.value : undefined),
+  );
+  const total = tensor.shape!.reduce((a, b) => a * b, 1);
+  const known = dims.filter((d): d is number => d !== undefined && d !== -1).reduce((a, b) => a * b, 1);
+  const shape = dims.map((d) => (d === -1 ? total / known : d));
+  const ok =
+    shape.every((d) => d !== undefined && Number.isInteger(d)) &&
+    shape.reduce((a, b) => a! * b!, 1) === total;
+  return { kind: 'tensor', shape: ok ? (shape as number[]) : null, text: node.text };
+}
+
+/**
+ * A list or dict method we do not model may have changed the container: it is marked, so that
+ * splatting or iterating it later is unknown instead of silently stale.
+ */
+function taint(
+  receiver: Extract<Value, { kind: 'seq' | 'dict' }>,
+  input: { name: string; node: SyntaxNode },
+): Value {
+  const reason = `\`.${input.name}()\` not evaluated`;
+  receiver.tainted = reason;
+  return unknown(input.node, reason);
 }

@@ -425,7 +425,9 @@ export class Interpreter {
 
 /** The reason a value is unknown, or a generic one naming `node`. */
 export function reasonOf(value: Value, node: SyntaxNode): string {
-  return value.kind === 'unknown' ? value.reason : `\`${node.text}\` not evaluated`;
+  if (value.kind === 'unknown') return value.reason;
+  if ((value.kind === 'seq' || value.kind === 'dict') && value.tainted) return value.tainted;
+  return `\`${node.text}\` not evaluated`;
 }
 
 /** Binds a `for`/comprehension target (`x`, `i, (a, b)`) to a value in `env`. */

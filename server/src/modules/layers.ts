@@ -355,7 +355,11 @@ export const PARAMETER_FREE = new Set(
     'LPPool1d LPPool2d Upsample UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle ChannelShuffle ' +
     'ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d ConstantPad3d ReflectionPad1d ReflectionPad2d ' +
     'ReplicationPad1d ReplicationPad2d ReplicationPad3d CosineSimilarity PairwiseDistance Fold Unfold ' +
-    'CrossEntropyLoss MSELoss L1Loss NLLLoss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss KLDivLoss LocalResponseNorm'
+    'CrossEntropyLoss MSELoss L1Loss NLLLoss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss KLDivLoss LocalResponseNorm ' +
+    'CTCLoss CosineEmbeddingLoss CrossMapLRN2d FractionalMaxPool2d FractionalMaxPool3d GaussianNLLLoss Hardshrink ' +
+    'HingeEmbeddingLoss MarginRankingLoss MaxUnpool1d MaxUnpool2d MaxUnpool3d MultiLabelMarginLoss ' +
+    'MultiLabelSoftMarginLoss MultiMarginLoss NLLLoss2d PoissonNLLLoss RReLU ReflectionPad3d SoftMarginLoss Softshrink ' +
+    'TripletMarginLoss TripletMarginWithDistanceLoss CircularPad1d CircularPad2d CircularPad3d'
   ).split(' '),
 );
 
@@ -374,7 +378,15 @@ function parseSignature(signature: string): { names: string[]; defaults: Map<str
 
 /** Whether `name` (the last part of a `torch.nn.X` name) is a layer this catalog knows. */
 export function isKnownLayer(name: string): boolean {
-  return name in SPECS || PARAMETER_FREE.has(name);
+  return name in SPECS || PARAMETER_FREE.has(name) || COMPOSITE_LAYERS.has(name);
+}
+
+/** Layers built from other modules (composite-layers.ts). */
+export const COMPOSITE_LAYERS = new Set(['Transformer', 'TransformerEncoder', 'TransformerDecoder']);
+
+/** The layers with a parameter/buffer recipe in this catalog (for the catalog test). */
+export function catalogLayerNames(): string[] {
+  return Object.keys(SPECS);
 }
 
 /**

@@ -5,11 +5,12 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { CallArgs } from './calls';
 import { createContainer, isContainer } from './containers';
 import type { Interpreter } from './interpreter';
+import { createComposite } from './composite-layers';
 import { callIntrospection } from './introspection';
 import { arangeValues, linspaceValues, tensorArithmetic, tensorMethod, valuedTensor } from './tensor-values';
 import { createLayer } from './layers';
 import { isLibraryConfig, libraryModel } from './library-models';
-import { ModuleInstance, makeParam } from './module-instance';
+import { ModuleInstance, deepCopyModule, makeParam } from './module-instance';
 import {
   NONE,
   asNumber,
@@ -52,7 +53,9 @@ function valuedTorchCall(input: { name: string; args: CallArgs; text: string }):
 }
 
 /** torch functions whose result has their first argument's shape. */
-const ELEMENTWISE = new Set('log exp abs neg sqrt sigmoid tanh clone clamp log1p expm1 sin cos'.split(' '));
+const ELEMENTWISE = new Set(
+  'log exp abs neg sqrt sigmoid tanh clone clamp log1p expm1 sin cos tril triu'.split(' '),
+);
 
 /** Calls the library function or class `name` (fully qualified). */
 export function callQualified(
@@ -125,6 +128,12 @@ function callTorchNn(interp: Interpreter, input: { name: string; args: CallArgs;
   if (name === 'Module')
     return { kind: 'module', module: new ModuleInstance('Module', 'torch.nn.Module', 'container') };
   if (isContainer(name)) return { kind: 'module', module: createContainer({ name, args, node }) };
+  const composite = createComposite({ name, args, text: node.text });
+  if (composite) {
+    composite.origin = { file: null, line: node.start.line, character: node.start.column };
+    if (!interp.builtAt.has(node)) interp.builtAt.set(node, composite);
+    return { kind: 'module', module: composite };
+  }
   const layer = createLayer({ name, positional: args.positional, keywords: args.keywords, text: node.text });
   if (!layer) return unknown(node, `\`nn.${name}\` is not in the layer catalog`);
   if (args.incomplete)
@@ -198,33 +207,9 @@ function shallowCopy(value: Value): Value {
   return value;
 }
 
-/** A deep copy: a module gets fresh parameters (as `copy.deepcopy` does), shared ones stay shared within it. */
+/** A deep copy: a module gets fresh parameters (as `copy.deepcopy` does). */
 function deepCopy(value: Value): Value {
-  if (value.kind !== 'module') return value;
-  const params = new Map();
-  const modules = new Map<ModuleInstance, ModuleInstance>();
-  const copy = (source: ModuleInstance): ModuleInstance => {
-    const existing = modules.get(source);
-    if (existing) return existing;
-    const target = new ModuleInstance(source.typeName, source.qualified, source.kind, source.cls);
-    modules.set(source, target);
-    Object.assign(target, {
-      containerKind: source.containerKind,
-      layerConfig: source.layerConfig,
-      origin: source.origin,
-      constructorText: source.constructorText,
-    });
-    for (const [k, p] of source.params) {
-      if (!params.has(p)) params.set(p, { ...p });
-      target.params.set(k, params.get(p));
-    }
-    for (const [k, b] of source.buffers) target.buffers.set(k, { ...b });
-    for (const [k, c] of source.children) target.children.set(k, copy(c));
-    for (const [k, a] of source.attrs) target.attrs.set(k, a);
-    target.unknowns.push(...source.unknowns);
-    return target;
-  };
-  return { kind: 'module', module: copy(value.module) };
+  return value.kind === 'module' ? { kind: 'module', module: deepCopyModule(value.module) } : value;
 }
 
 function callMath(input: { name: string; args: CallArgs; node: SyntaxNode }): Value {

@@ -190,3 +190,33 @@ export function describeCauses(input: { unknowns: UnknownPart[]; bufferUnknowns:
   group(input.bufferUnknowns, ' (buffers only; the parameter count is exact)');
   return lines;
 }
+
+/**
+ * A deep copy of a module tree (`copy.deepcopy`, `nn.TransformerEncoder`'s clones): fresh
+ * parameters and buffers, shared ones stay shared within the copy, and every other field
+ * (layer config, origin, constructor text, and any field added later) is carried over.
+ */
+export function deepCopyModule(root: ModuleInstance): ModuleInstance {
+  const params = new Map<Param, Param>();
+  const modules = new Map<ModuleInstance, ModuleInstance>();
+  const copy = (source: ModuleInstance): ModuleInstance => {
+    const existing = modules.get(source);
+    if (existing) return existing;
+    const target = new ModuleInstance(source.typeName, source.qualified, source.kind, source.cls);
+    modules.set(source, target);
+    for (const [key, value] of Object.entries(source)) {
+      if (!(value instanceof Map) && key !== 'unknowns')
+        (target as unknown as Record<string, unknown>)[key] = value;
+    }
+    for (const [k, p] of source.params) {
+      if (!params.has(p)) params.set(p, { ...p });
+      target.params.set(k, params.get(p)!);
+    }
+    for (const [k, b] of source.buffers) target.buffers.set(k, { ...b });
+    for (const [k, c] of source.children) target.children.set(k, copy(c));
+    for (const [k, a] of source.attrs) target.attrs.set(k, a);
+    target.unknowns.push(...source.unknowns);
+    return target;
+  };
+  return copy(root);
+}

@@ -236,12 +236,29 @@ function rootName(node: SyntaxNode): string | undefined {
 function markUnknown(input: { node: SyntaxNode; header: string; reason: string; env: Env }): void {
   const { node, header, reason, env } = input;
   const self = env.get('self');
+  const selfModule = self?.kind === 'module' ? self.module : undefined;
   const stack = [node];
   let touchesSelf = false;
+  // Whether the skipped code may change parameters (not only buffers or plain attributes).
+  let touchesParams = false;
+  const selfAttribute = (target: SyntaxNode, valueNode?: SyntaxNode) => {
+    const object = target.type === 'attribute' ? fieldOf(target, 'object') : undefined;
+    const name = fieldOf(target, 'attribute')?.text;
+    if (object?.text !== 'self' || !name || !selfModule || (valueNode && mayBuildModule(valueNode)))
+      return void (touchesParams = true);
+    if (selfModule.children.has(name) || selfModule.params.has(name)) return void (touchesParams = true);
+    // A plain attribute (`self.flash = False`) becomes unknown, so what later reads it is unknown too.
+    if (!selfModule.buffers.has(name)) selfModule.attrs.set(name, unknown(target, reason));
+  };
   // A local the skipped code may change: a module it holds gets an unknown part, anything else becomes unknown.
-  const taint = (target: SyntaxNode) => {
+  const taint = (target: SyntaxNode, valueNode?: SyntaxNode) => {
     const root = rootName(target);
-    if (!root || root === 'self') return void (touchesSelf = touchesSelf || root === 'self');
+    if (root === 'self') {
+      touchesSelf = true;
+      // `self.method(...)` itself is judged by the method (register_buffer or not) below.
+      return target.type === 'identifier' ? undefined : selfAttribute(target, valueNode);
+    }
+    if (!root) return;
     const held = env.get(root);
     if (held?.kind === 'module')
       held.module.unknowns.push({ text: shortText(header), reason, line: node.start.line });
@@ -251,20 +268,33 @@ function markUnknown(input: { node: SyntaxNode; header: string; reason: string; 
     const current = stack.pop()!;
     if (current.type === 'assignment' || current.type === 'augmented_assignment') {
       const left = fieldOf(current, 'left');
-      if (left?.type === 'pattern_list' || left?.type === 'tuple_pattern') left.children.forEach(taint);
-      else if (left) taint(left);
+      const right = fieldOf(current, 'right');
+      if (left?.type === 'pattern_list' || left?.type === 'tuple_pattern')
+        left.children.forEach((t) => taint(t));
+      else if (left) taint(left, current.type === 'assignment' ? right : current);
     } else if (current.type === 'delete_statement') {
-      current.children.forEach(taint);
+      current.children.forEach((t) => taint(t));
+      touchesParams = touchesParams || touchesSelf;
     } else if (current.type === 'call') {
       const callee = fieldOf(current, 'function');
       const object = callee?.type === 'attribute' ? fieldOf(callee, 'object') : undefined;
-      if (object && MUTATORS.test(fieldOf(callee!, 'attribute')?.text ?? '')) taint(object);
-      if (callee?.text === 'setattr') touchesSelf = true;
+      const method = fieldOf(callee ?? current, 'attribute')?.text ?? '';
+      if (object && MUTATORS.test(method)) {
+        taint(object);
+        if (rootName(object) === 'self' && !(object.text === 'self' && method === 'register_buffer'))
+          touchesParams = true;
+      }
+      if (callee?.text === 'setattr') touchesSelf = touchesParams = true;
     }
     stack.push(...current.children);
   }
-  if (touchesSelf && self?.kind === 'module') {
-    self.module.unknowns.push({ text: shortText(header), reason, line: node.start.line });
+  if (touchesSelf && selfModule) {
+    selfModule.unknowns.push({
+      text: shortText(header),
+      reason,
+      line: node.start.line,
+      ...(touchesParams ? {} : { bufferOnly: true }),
+    });
   }
 }
 

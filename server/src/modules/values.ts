@@ -44,8 +44,8 @@ export type Value =
   | { kind: 'str'; value: string }
   | { kind: 'bool'; value: boolean }
   | { kind: 'none' }
-  | { kind: 'seq'; items: Value[]; tuple: boolean }
-  | { kind: 'dict'; entries: Map<string, Value> }
+  | { kind: 'seq'; items: Value[]; tuple: boolean; tainted?: string }
+  | { kind: 'dict'; entries: Map<string, Value>; tainted?: string }
   | { kind: 'object'; className: string; cls?: ClassInfo; fields: Map<string, Value> }
   | { kind: 'class'; cls: ClassInfo }
   | { kind: 'qualified'; name: string }
@@ -124,6 +124,7 @@ export function asNumber(value: Value | undefined): number | undefined {
 
 /** The items of a list/tuple/dict-keys/string value, else undefined. */
 export function iterate(value: Value): Value[] | undefined {
+  if ((value.kind === 'seq' || value.kind === 'dict') && value.tainted) return undefined;
   if (value.kind === 'seq') return value.items;
   if (value.kind === 'dict') return [...value.entries.keys()].map(str);
   if (value.kind === 'str') return [...value.value].map(str);
@@ -245,6 +246,12 @@ function numericOp(op: string, l: number, r: number): Value | undefined {
       return num(l * 2 ** r);
     case '>>':
       return num(Math.floor(l / 2 ** r));
+    case '^':
+      return num(l ^ r);
+    case '&':
+      return num(l & r);
+    case '|':
+      return num(l | r);
     default:
       return undefined;
   }

@@ -24,9 +24,7 @@ const STREAM_FACTORIES = /^torch\.cuda\.(current_stream|default_stream|Stream|Ev
  * work is asynchronous (PyTorch docs, *CUDA semantics — Asynchronous execution*), so for a step
  * whose kernels take milliseconds, the host waits that whole queue every step and the launch
  * latency of the next step (tens of microseconds per kernel, hundreds of kernels) becomes GPU idle
- * time. `torch.cuda.set_sync_debug_mode("warn")` reports these syncs (PyTorch docs,
- * *torch.cuda.set_sync_debug_mode*; the list of ops it reports was measured with PyTorch 2.11 on
- * an H100).
+ * time.
  *
  * ## Example
  * ```python

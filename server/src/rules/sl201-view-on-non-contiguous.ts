@@ -39,7 +39,8 @@ import type { RuleText } from './messages/common';
  *
  * A tensor that arrives as an untyped function parameter (`def merge(y, B, T, C)`) is assumed to
  * arrive contiguous, with unknown sizes, at every rank from 0-D to 6-D that the code allows: a
- * `transpose(1, 2)` needs 3 dims, `B, nh, T, hs = y.shape` pins 4, `.T` and `.mT` mean a matrix.
+ * `transpose(1, 2)` needs 3 dims, `B, nh, T, hs = y.shape` or `assert y.dim() == 4` pins 4,
+ * `.T` and `.mT` mean a matrix.
  * The view is judged at each rank (pieces of `chunk`/`split`/`unbind` and the return of a
  * same-file helper are followed too). It is a warning when the view raises at every such rank
  * for every size > 1, and information when it raises at some ranks only (a 3-D `y` passes
@@ -181,7 +182,7 @@ function rankText(outcomes: readonly RankOutcome[]): string {
   const parts = [...byName].map(([name, ranks]) => {
     const sorted = [...ranks].sort((a, b) => a - b);
     const list = sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} or ${sorted.at(-1)}` : `${sorted[0]}`;
-    return `\`${name}\` has ${list} dims`;
+    return `\`${name}\` has ${list} dim${sorted.length === 1 && sorted[0] === 1 ? '' : 's'}`;
   });
   return `when ${parts.join(' and ')}`;
 }

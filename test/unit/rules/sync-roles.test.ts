@@ -49,10 +49,12 @@ test('a rank-0 guard keeps the warning and says rank 0 stalls; an opt-in flag sa
     result.findings.find((f) => f.range.start.line + 1 === line && f.code === 'SL101');
   const rankZero = at(36);
   assert.equal(rankZero?.severity, 'warning');
-  assert.match(rankZero?.message ?? '', /rank 0/);
+  assert.match(rankZero?.message ?? '', /every step on rank 0/);
+  assert.match(rankZero?.detail ?? '', /other ranks wait/);
   const optIn = at(39);
   assert.equal(optIn?.severity, 'information');
-  assert.match(optIn?.message ?? '', /trace_grads.*off by default/);
+  assert.match(optIn?.message ?? '', /opt-in `trace_grads`/);
+  assert.match(optIn?.detail ?? '', /off by default/);
   const interval = at(23);
   assert.match(interval?.message ?? '', /once per log interval/);
 });

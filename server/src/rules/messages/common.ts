@@ -27,11 +27,13 @@ export function firstFitting(...candidates: string[]): string {
 
 /**
  * How often a statement runs, for messages: `every training step`, `every step on rank 0`,
- * `if \`flag\` is set (off by default)`, `once per log interval`, `in an evaluation loop`.
+ * `only if opt-in \`flag\` is on`, `once per log interval`, `in an evaluation loop`.
  */
 export function howOften(model: FileModel, node: SyntaxNode): string {
   const guard = model.guardOf(node);
-  if (guard?.kind === 'opt-in') return `if ${code(guard.flag, 'its flag', 16)} is set (off by default)`;
+  if (guard?.kind === 'opt-in')
+    return guard.flag.length <= 16 ? `only if opt-in \`${guard.flag}\` is on` : 'only under an opt-in flag';
+  if (guard?.kind === 'rank0' && model.roleOf(node) === 'hot') return 'every step on rank 0';
   switch (model.roleOf(node)) {
     case 'logging':
       return 'once per log interval';
@@ -40,6 +42,6 @@ export function howOften(model: FileModel, node: SyntaxNode): string {
     case 'setup':
       return 'during setup';
     default:
-      return guard?.kind === 'rank0' ? 'every step on rank 0' : 'every training step';
+      return 'every training step';
   }
 }

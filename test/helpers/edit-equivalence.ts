@@ -1,0 +1,138 @@
+// Test helper: drives a Session through seeded random edits exactly as the server does
+// (the server's TextDocuments configuration, one content change event at a time) and
+// compares, after every edit, the incremental analysis with a fresh analysis of the text.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Parser } from 'web-tree-sitter';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { Session, editTrackingDocuments } from '../../server/src/session';
+import { analyzeText, type FileAnalysis } from '../../server/src/analyzer';
+import type { SyntaxNode } from '../../server/src/parse/syntax';
+import { RandomEditor, TypingEditor } from '../perf/edits';
+import { Dice, generateTrainingFile } from '../perf/generate';
+import { repoRoot } from './paths';
+
+/** Training scripts and models written like real ones: generated files, the examples, model fixtures. */
+export function realLikeFiles(): { name: string; text: string }[] {
+  const checkedIn = [
+    'examples/demo/train_ddp.py',
+    'examples/demo/model.py',
+    'examples/clean/train_fsdp.py',
+    'test/fixtures/models/gpt2_model.py',
+    'test/fixtures/rules/sl1/nanogpt_style.py',
+    'test/fixtures/rules/sl3/sl304_sl305_train_loop.py',
+  ];
+  return [
+    ...checkedIn.map((path) => ({ name: path, text: readFileSync(join(repoRoot, path), 'utf8') })),
+    ...[41, 42, 43].map((seed) => ({
+      name: `generated seed ${seed}`,
+      text: generateTrainingFile({ lines: 160, seed }),
+    })),
+  ];
+}
+
+/** Everything compared: the lowered tree, the syntax-error flag, findings and failures. */
+export function signature(analysis: FileAnalysis): string {
+  const model = analysis.model;
+  const nodes: string[] = [];
+  if (model) {
+    const stack: SyntaxNode[] = [model.root];
+    while (stack.length) {
+      const node = stack.pop()!;
+      nodes.push(
+        `${node.id}:${node.type}:${node.field}:${node.startIndex}-${node.endIndex}:${node.operator ?? ''}`,
+      );
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+    }
+  }
+  return JSON.stringify({
+    error: model?.hasSyntaxError,
+    nodes,
+    findings: analysis.findings,
+    failures: analysis.failures.map((f) => f.code),
+    note: analysis.note,
+  });
+}
+
+/** Where an incremental analysis first differed from a fresh one. */
+export interface Divergence {
+  file: string;
+  edit: number;
+  /** The two signatures around their first difference. */
+  detail: string;
+  text: string;
+}
+
+/** The outcome of {@link runEditEquivalence}. */
+export interface EquivalenceRun {
+  edits: number;
+  /** Versions re-parsed from the previous tree (see DocumentTrees). */
+  incrementalParses: number;
+  divergence?: Divergence;
+}
+
+/**
+ * Applies `edits` seeded edits in episodes of `episodeLength` (each starting from a fresh
+ * open of a real-like file, in turn; typing-like and random episodes alternate), analysing after each edit both through the
+ * session (incremental) and from scratch; stops at the first difference.
+ */
+export function runEditEquivalence(input: {
+  parser: Parser;
+  edits: number;
+  seed: number;
+  episodeLength?: number;
+}): EquivalenceRun {
+  const { parser, edits, seed } = input;
+  const episodeLength = input.episodeLength ?? 200;
+  const files = realLikeFiles();
+  const session = new Session(parser, () => []);
+  session.setEditorSettings({});
+  const documents = editTrackingDocuments(() => session);
+  const dice = new Dice(seed);
+  let done = 0;
+  try {
+    for (let episode = 0; done < edits; episode++) {
+      const file = files[episode % files.length];
+      const uri = `untitled:equivalence-${episode}`;
+      let document: TextDocument = documents.create(uri, 'python', 1, file.text);
+      session.analyse(document);
+      // Typing-like episodes keep most versions parseable (the re-parse path); random ones are hostile.
+      const editorSeed = seed * 1_000 + episode;
+      const editor =
+        episode % 2 === 0 ? new TypingEditor(editorSeed, file.text) : new RandomEditor(editorSeed, file.text);
+      for (let i = 0; i < episodeLength && done < edits; i++, done++) {
+        // One to three changes per didChange, as an editor sends for multi-cursor typing.
+        const changes = Array.from({ length: dice.chance(0.8) ? 1 : dice.int(2, 3) }, () => editor.next());
+        document = documents.update(document, changes, document.version + 1);
+        if (document.getText() !== editor.text) throw new Error('the edit helper and TextDocument disagree');
+        const incremental = session.analyse(document);
+        const fresh = analyzeText({
+          parser,
+          text: editor.text,
+          filePath: null,
+          settings: session.settingsFor(uri),
+        });
+        const [a, b] = [signature(incremental), signature(fresh)];
+        if (a !== b) {
+          let at = 0;
+          while (a[at] === b[at]) at++;
+          const around = (s: string) => s.slice(Math.max(0, at - 300), at + 300);
+          return {
+            edits: done + 1,
+            incrementalParses: session.trees.stats.incrementalParses,
+            divergence: {
+              file: file.name,
+              edit: i,
+              detail: `incremental …${around(a)}…\nfresh …${around(b)}…`,
+              text: editor.text,
+            },
+          };
+        }
+      }
+      session.forget(uri);
+    }
+    return { edits: done, incrementalParses: session.trees.stats.incrementalParses };
+  } finally {
+    session.trees.dispose();
+  }
+}

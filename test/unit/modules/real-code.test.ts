@@ -1,0 +1,173 @@
+// What real model files do, checked against PyTorch's own counts: builder functions and
+// factories, **kwargs forwarding, functools.partial, class attributes, Sequential(*layers),
+// OrderedDict, add_module/setattr, user base classes and nn.Sequential subclasses; configs
+// filled at run time (CfgNode + merge_from_dict) through `--config`/`--ctor`; torch API probes
+// decided by version, undecidable ones that only touch buffers keeping the count exact; and
+// calls we cannot follow making a count unknown instead of silently wrong.
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { collectImports } from '../../../server/src/analysis/imports';
+import { runEstimate } from '../../../server/src/cli-estimate';
+import { evaluateModules } from '../../../server/src/modules';
+import { evaluateConstructor } from '../../../server/src/modules/constructor';
+import { initParser, parseSource } from '../../../server/src/parse/parser';
+import { wasmDir } from '../../helpers/paths';
+import { modelsDir, torchTruth, treeNamed, type TorchCounts } from './helpers';
+
+const FACTORY_CALLS = ['net_plain()', 'net_wide(num_classes=5)', 'net_plain(width=32)'];
+const CFG_CALL = 'build(model_type="small", vocab_size=100, block_size=32)';
+let truths: TorchCounts[] = [];
+
+before(() => {
+  truths = torchTruth([
+    ...FACTORY_CALLS.map((call): [string, string] => ['factory_net', call]),
+    ['cfgnode_gpt', CFG_CALL],
+    ['probe_flash', 'ProbeModel(ProbeConfig())'],
+  ]);
+});
+
+async function evaluateCall(file: string, call: string) {
+  const parser = await initParser({ wasmDir });
+  const { root } = parseSource(parser, readFileSync(join(modelsDir, file), 'utf8'));
+  return evaluateConstructor({
+    root,
+    imports: collectImports(root),
+    filePath: join(modelsDir, file),
+    expression: parseSource(parser, call).root,
+  });
+}
+
+async function evaluateText(text: string, torchVersion?: string) {
+  const parser = await initParser({ wasmDir });
+  const { root } = parseSource(parser, text);
+  return evaluateModules({ root, imports: collectImports(root), filePath: null, torchVersion });
+}
+
+async function estimate(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runEstimate(argv, {
+    stdout: (s) => (out += s),
+    stderr: (s) => (err += s),
+    cwd: modelsDir,
+    wasmDir,
+  });
+  return { code, out, err };
+}
+
+for (const [index, call] of FACTORY_CALLS.entries()) {
+  test(`builder ${call} counts what torch counts`, async () => {
+    const tree = await evaluateCall('factory_net.py', call);
+    assert.deepEqual(tree.causes, []);
+    assert.equal(tree.params.total, truths[index].params);
+    assert.equal(tree.params.buffers, truths[index].buffers);
+  });
+}
+
+test('CfgNode config filled at run time: unknown without sizes, exact with --config or --ctor', async () => {
+  const truth = truths[FACTORY_CALLS.length];
+  const bare = await estimate(['cfgnode_gpt.py', '--class', 'PresetGPT', '--format', 'json']);
+  const [unsized] = (
+    JSON.parse(bare.out) as { classes: { params: { total: number | null; lowerBound: boolean } }[] }
+  ).classes;
+  assert.equal(unsized.params.total, null);
+  assert.equal(unsized.params.lowerBound, true);
+
+  const configured = await estimate([
+    'cfgnode_gpt.py',
+    '--class',
+    'PresetGPT',
+    '--config',
+    'model_type=small,vocab_size=100,block_size=32',
+    '--format',
+    'json',
+  ]);
+  assert.equal(configured.code, 0, configured.err);
+  const [sized] = (
+    JSON.parse(configured.out) as {
+      classes: { params: { total: number; lowerBound: boolean }; assumptions: string[] }[];
+    }
+  ).classes;
+  assert.equal(sized.params.total, truth.params);
+  assert.equal(sized.params.lowerBound, false);
+  assert.ok(
+    sized.assumptions.some((a) => a.includes('PresetGPT.get_default_config()') && a.includes('model_type')),
+  );
+
+  const ctor = await estimate(['cfgnode_gpt.py', '--ctor', CFG_CALL, '--format', 'json']);
+  const [built] = (JSON.parse(ctor.out) as { classes: { params: { total: number } }[] }).classes;
+  assert.equal(built.params.total, truth.params);
+});
+
+test('bad --config and --ctor values are usage errors', async () => {
+  const config = await estimate(['cfgnode_gpt.py', '--config', 'n_layer']);
+  assert.equal(config.code, 2);
+  assert.match(config.err, /--config expects key=value/);
+  const ctor = await estimate(['cfgnode_gpt.py', '--ctor', 'x = 1']);
+  assert.equal(ctor.code, 2);
+  assert.match(ctor.err, /--ctor needs one Python expression/);
+});
+
+test('a torch API probe is decided by version; an undecidable one on buffers keeps the count exact, named once', async () => {
+  const truth = truths[FACTORY_CALLS.length + 1];
+  const text = readFileSync(join(modelsDir, 'probe_flash.py'), 'utf8');
+  const current = treeNamed(await evaluateText(text), 'ProbeModel');
+  assert.equal(current.params.total, truth.params);
+  assert.equal(current.params.buffers, 0, 'torch >= 2.0 has scaled_dot_product_attention: no mask');
+  assert.equal(current.causes.length, 1);
+  assert.match(current.causes[0], /a_kernel_no_release_has.*buffers only/);
+  // torch 1.13 (what /usr/bin/python3 runs) has no SDPA: the mask buffer exists, as torch reports.
+  const old = treeNamed(await evaluateText(text, '1.13'), 'ProbeModel');
+  assert.equal(old.params.total, truth.params);
+  assert.equal(old.params.buffers, truth.buffers);
+});
+
+test('an undecidable branch that may change parameters makes the count a lower bound', async () => {
+  const [model] = await evaluateText(`
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.hidden = 8
+        if hasattr(torch.nn.functional, "not_in_any_table"):
+            self.hidden = 16
+        self.b = nn.Linear(4, self.hidden)
+`);
+  assert.equal(model.params.total, null);
+  assert.equal(model.params.lowerBound, true);
+  assert.equal(model.params.known, 20);
+});
+
+test('calls we cannot follow never leave a silently wrong count', async () => {
+  const trees = await evaluateText(`
+import torch.nn as nn
+import somelib
+def options(**kw):
+    kw.some_unmodelled_method("width", 64)
+    return kw
+class Patched(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        somelib.add_adapters(self)
+class Forwarded(nn.Module):
+    def __init__(self, width=32, **kwargs):
+        super().__init__()
+        self.fc = nn.Linear(4, width)
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Forwarded(**options())
+        self.more = Forwarded(**somelib.defaults())
+`);
+  const patched = treeNamed(trees, 'Patched');
+  assert.equal(patched.params.total, null);
+  assert.match(patched.causes.join('\n'), /somelib\.add_adapters/);
+  const outer = treeNamed(trees, 'Outer');
+  assert.equal(outer.params.total, null, 'a splat of unknown keywords may set width');
+  assert.equal(treeNamed(trees, 'Forwarded').params.total, 4 * 32 + 32);
+});
