@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-// Installs the Debian/Ubuntu packages the tests need; npm runs it before `npm test` (`pretest`),
-// so the README's `npm ci && npm test` works on a fresh machine. Missing packages are found with
-// dpkg and installed with apt-get (as root, or through sudo); otherwise it exits 1 naming the
-// packages and the command to run. SHARDLENS_SKIP_TEST_SETUP=1 skips it; with
-// SHARDLENS_TORCH_PYTHON set, python3-torch(vision) are not asked for.
+// `pretest`: installs the Debian/Ubuntu packages the tests need, found missing with dpkg, by
+// apt-get as root or through sudo; otherwise exits 1 naming them and the command to run.
+// SHARDLENS_SKIP_TEST_SETUP=1 skips it; SHARDLENS_TORCH_PYTHON replaces python3-torch(vision).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { findChromium } from '../test/helpers/find-chromium.mjs';

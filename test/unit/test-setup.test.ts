@@ -1,7 +1,7 @@
 // scripts/test-setup.mjs decides which Debian packages `npm test` must install: every package
 // dpkg does not list, Chromium only when no Chromium/Chrome binary exists, and never Chromium
 // from apt on Ubuntu (a snap wrapper there). The install itself is checked on a fresh chroot
-// (see docs/architecture.md, "Testing on a fresh machine").
+// (CONTRIBUTING.md, "Testing on a fresh machine").
 import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
