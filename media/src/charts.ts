@@ -68,6 +68,7 @@ export class ChartSlot {
     const ticks = this.chart?.scales.x?.ticks.map((t) => String(t.label)) ?? [];
     this.canvas.setAttribute('aria-label', `x axis: ${ticks.join(', ')}`);
     this.canvas.dataset.xTicks = JSON.stringify(ticks);
+    this.canvas.dataset.series = JSON.stringify(this.chart?.data.datasets.map((d) => d.label) ?? []);
   }
 
   /** Number of data points drawn (for tests and empty states). */
@@ -136,6 +137,17 @@ export function latencyConfig(cases: CaseEvent[]): ChartConfiguration | undefine
         pointRadius: 3,
       },
     );
+    // CUDA-graph replay of the same cases, dashed beside eager (GPU runs only).
+    const replayed = sorted.filter((e) => e.graphTiming);
+    if (replayed.length > 0)
+      datasets.push({
+        label: `${name} graph replay`,
+        data: replayed.map((e) => ({ x: e.case.batchSize, y: e.graphTiming!.medianMs })),
+        borderColor: c,
+        backgroundColor: c,
+        borderDash: [4, 3],
+        pointRadius: 2,
+      });
   });
   const method = [...new Set(cases.map((c) => c.timing.method))].join(', ');
   const options = baseOptions(

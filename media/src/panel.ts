@@ -389,6 +389,8 @@ function handle(message: ToWebview): void {
     }
     case 'showTab':
       return showTab(message.tab);
+    case 'collectivesForm':
+      return replace(collFormSlot, renderCollectivesForm(message.form));
   }
 }
 

@@ -68,6 +68,24 @@ class MeasureOnCpuTest(unittest.TestCase):
         self.assertLessEqual(len(samples), 20)
 
 
+class CompileSettleTest(unittest.TestCase):
+    def test_first_call_is_timed_apart_and_calls_stop_once_nothing_compiles(self):
+        from shardlens_bench.graphs import STEADY_CALLS, compiled_graph_count, settle_compiled
+
+        calls = []
+
+        def step():
+            calls.append(1)
+            time.sleep(0.03 if len(calls) == 1 else 0.001)  # the first call stands in for compilation
+
+        warm = settle_compiled(step, backend="cpu", before_each=None)
+        self.assertGreaterEqual(warm.first_call_ms, 30)
+        if compiled_graph_count() is None:  # PyTorch 1.13: no TorchDynamo, so no counter to watch
+            self.assertEqual((warm.recompiles, warm.steady_after_calls), (0, 1 + STEADY_CALLS))
+        self.assertEqual(len(calls), warm.steady_after_calls)
+        self.assertEqual(warm.to_event()["steadyAfterCalls"], len(calls))
+
+
 class BudgetedHarnessRunTest(unittest.TestCase):
     def test_default_spec_times_by_budget_and_reports_counts(self):
         run = run_harness(layer_spec(warmup=None, repetitions=None, measureMs=20, batchSizes=[1, 2]))

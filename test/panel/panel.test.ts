@@ -244,6 +244,8 @@ test('graph replay sits beside eager, with the regime in one sentence', async ()
   assert.match(row, /160 µs \(eager 3\.3×\)/);
   assert.match(row, /launch-bound/);
   assert.match((await page.textContent('ul.regimes'))!, /batch 1 fwd bf16: Launch-bound: eager takes 3\.2x/);
+  const series = JSON.parse((await page.getAttribute('#chart-latency', 'data-series'))!);
+  assert.ok(series.includes('fwd bf16 median') && series.includes('fwd bf16 graph replay'), series.join());
   await post([{ type: 'runEnded', runId: 'r-graph', status: 'done' }]);
 });
 
@@ -295,6 +297,13 @@ test('without a GPU an untouched form is sized for the CPU and the estimate foll
   );
   await page.fill('#layer-form input[name="maxCaseSeconds"]', '5');
   assert.match((await page.textContent('#run-estimate'))!, /at most 20 s \(5 s cap per case\)/);
+});
+
+test('a collectives form update leaves the layer form alone', async () => {
+  const constructor = await page.inputValue('#layer-form textarea[name="constructor"]');
+  await post([{ type: 'collectivesForm', form: defaultCollectivesForm(1) }]);
+  assert.equal(await page.inputValue('#collectives-form input[name="worldSize"]'), '1');
+  assert.equal(await page.inputValue('#layer-form textarea[name="constructor"]'), constructor);
 });
 
 test('no console errors or CSP violations; screenshot saved', async () => {

@@ -95,7 +95,8 @@ export type ToWebview =
       text: string;
       cpuForm?: LayerForm;
     }
-  | { type: 'showTab'; tab: 'layer' | 'collectives' | 'history' };
+  | { type: 'showTab'; tab: 'layer' | 'collectives' | 'history' }
+  | { type: 'collectivesForm'; form: CollectivesForm };
 
 /** A button a notice can carry. */
 export type NoticeAction = 'chooseInterpreter';
@@ -243,6 +244,8 @@ export function isToWebview(v: unknown): v is ToWebview {
       );
     case 'showTab':
       return isOneOf(v.tab, ['layer', 'collectives', 'history'] as const);
+    case 'collectivesForm':
+      return isCollectivesForm(v.form);
     default:
       return false;
   }

@@ -88,6 +88,7 @@ export class BenchmarkPanel {
     const open = BenchmarkPanel.current;
     if (!open) return BenchmarkPanel.show(args);
     open.target = { ...open.target, collectivesForm: args.target.collectivesForm };
+    open.post({ type: 'collectivesForm', form: args.target.collectivesForm });
     open.panel.reveal(vscode.ViewColumn.Beside, true);
     return open;
   }

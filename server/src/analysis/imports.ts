@@ -111,15 +111,18 @@ function readImportFrom(node: SyntaxNode, table: ImportTable): void {
   const moduleNode = node.children.find((c) => c.field === 'module_name');
   if (!moduleNode) return;
   const moduleName = moduleNode.text;
+  // `from . import x` names `.x` (not `..x`, which is the parent package's x).
+  const member = (name: string) =>
+    moduleName.endsWith('.') ? `${moduleName}${name}` : `${moduleName}.${name}`;
   for (const child of node.children) {
     if (child === moduleNode) continue;
     if (child.type === 'wildcard_import') table.starModules.push(moduleName);
     else if (child.type === 'dotted_name' && child.field === 'name')
-      table.bind(child.text, `${moduleName}.${child.text}`);
+      table.bind(child.text, member(child.text));
     else if (child.type === 'aliased_import') {
       const name = child.children.find((c) => c.field === 'name');
       const alias = child.children.find((c) => c.field === 'alias');
-      if (name && alias) table.bind(alias.text, `${moduleName}.${name.text}`);
+      if (name && alias) table.bind(alias.text, member(name.text));
     }
   }
 }

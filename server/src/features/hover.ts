@@ -114,9 +114,10 @@ function callFeatureMarkdown(input: {
 
 function paramsLine(tree: ModuleTree): string {
   if (tree.params.total === null) {
-    const parts = tree.unknowns.slice(0, 3).map((u) => `\`${u.text}\` (${u.reason})`);
-    const more = tree.unknowns.length > 3 ? ` and ${tree.unknowns.length - 3} more` : '';
-    return `**Parameters:** ≥ ${formatParams(tree.params.known)} + unknown: ${parts.join('; ')}${more}`;
+    // One entry per distinct cause (modules/module-instance.ts describeCauses), at most three.
+    const parts = tree.causes.slice(0, 3);
+    const more = tree.causes.length > 3 ? `; and ${tree.causes.length - 3} more causes` : '';
+    return `**Parameters:** ≥ ${formatParams(tree.params.known)} (lower bound) + unknown: ${parts.join('; ')}${more}`;
   }
   const largest = tree.largestLayer
     ? ` · largest layer \`${tree.largestLayer.path}\` ${formatParams(tree.largestLayer.params)}`

@@ -2,7 +2,7 @@
 // `layers[1:3]`, `self.fc.out_features`, `self.blocks[0]`, integer and string literals.
 import type { SyntaxNode } from '../parse/syntax';
 import { reasonOf, type Env, type Interpreter } from './interpreter';
-import type { ModuleInstance } from './module-instance';
+import { ModuleInstance } from './module-instance';
 import { bool, num, seq, str, unknown, type Value } from './values';
 
 /** See the file comment. */
@@ -40,7 +40,13 @@ export function sliceValue(
   interp: Interpreter,
   input: { target: Value; node: SyntaxNode; env: Env; whole: SyntaxNode },
 ): Value {
-  const { target, node, env, whole } = input;
+  const { whole } = input;
+  // `self.layers[:4]` on a Sequential/ModuleList: its modules, in order.
+  const target: Value =
+    input.target.kind === 'module' && input.target.module.containerKind === 'list'
+      ? seq([...input.target.module.children.values()].map((module): Value => ({ kind: 'module', module })))
+      : input.target;
+  const { node, env } = input;
   if (target.kind !== 'seq') return unknown(whole, reasonOf(target, whole));
   const parts: (number | undefined)[] = [];
   let slot = 0;
@@ -53,7 +59,16 @@ export function sliceValue(
   }
   const [start, end, step] = parts;
   if (step !== undefined && step !== 1) return unknown(whole, 'slices with a step not evaluated');
-  return seq(target.items.slice(start, end), target.tuple);
+  const items = target.items.slice(start, end);
+  if (input.target.kind !== 'module') return seq(items, target.tuple);
+  // A slice of a Sequential/ModuleList is a container of the same type holding the same modules.
+  const source = input.target.module;
+  const sliced = new ModuleInstance(source.typeName, source.qualified, 'container');
+  sliced.containerKind = 'list';
+  items.forEach((item, i) => {
+    if (item.kind === 'module') sliced.children.set(String(i), item.module);
+  });
+  return { kind: 'module', module: sliced };
 }
 
 /** See the file comment. */

@@ -134,6 +134,14 @@ export function containerMethod(
       return NONE;
     case 'parameters':
       return seq(allParams(module).map((param): Value => ({ kind: 'param', param })));
+    case 'named_parameters': {
+      const named: Value[] = [];
+      forEachModule(module, (m, path) => {
+        for (const [key, param] of m.params)
+          named.push(seq([str(path ? `${path}.${key}` : key), { kind: 'param', param }], true));
+      });
+      return seq(named);
+    }
     case 'named_children':
       return seq(
         [...module.children].map(([k, m]): Value => seq([str(k), { kind: 'module', module: m }], true)),

@@ -9,7 +9,7 @@ import { isKnownLayer } from './layers';
 import type { ModuleInstance } from './module-instance';
 import { assignAttribute } from './statements';
 import { isTorchName, torchHas } from './torch-api';
-import { NONE, bool, iterate, unknown, type Value } from './values';
+import { NONE, bool, iterate, renderValue, unknown, type Value } from './values';
 
 /** Handles the introspection builtin `name`; undefined when `name` is not one of them. */
 export function callIntrospection(
@@ -54,10 +54,10 @@ export function callIntrospection(
 }
 
 function undecided(value: Value, attribute: string, fn: string): string {
-  const owner = value.kind === 'qualified' ? value.name : 'object';
-  return value.kind === 'unknown'
-    ? value.reason
-    : `\`${fn}(${owner}, "${attribute}")\` not decided (not in the torch API table)`;
+  if (value.kind === 'unknown') return value.reason;
+  return value.kind === 'qualified'
+    ? `\`${fn}(${value.name}, "${attribute}")\` not decided (not in the torch API table)`
+    : `\`${fn}(<${renderValue(value)}>, "${attribute}")\` not decided`;
 }
 
 /** `setattr` we cannot follow: an unknown on the module it targets, so nothing is lost silently. */
@@ -91,6 +91,9 @@ function hasAttribute(interp: Interpreter, input: { value: Value; attribute: str
         return true;
       if (module.attrs.has(attribute) || module.layerConfig?.[attribute] !== undefined) return true;
       if (module.cls && interp.classAttribute(module.cls, attribute)) return true;
+      // A user module built without unknowns has exactly the attributes we saw, plus nn.Module's own.
+      if (module.kind === 'user' && !module.unknowns.length && !NN_MODULE_MEMBERS.test(attribute))
+        return false;
       return undefined;
     }
     case 'class':
@@ -105,6 +108,10 @@ function hasAttribute(interp: Interpreter, input: { value: Value; attribute: str
       return undefined;
   }
 }
+
+/** Attributes every nn.Module has (torch/nn/modules/module.py), public and private. */
+const NN_MODULE_MEMBERS =
+  /^(training|forward|dump_patches|call_super_init|T_destination|_version|_parameters|_buffers|_modules|_non_persistent_buffers_set|_\w*hooks?\w*|_apply|_call_impl|_get_name|_named_members|_load_from_state_dict|_save_to_state_dict|_slow_forward|_replicate_for_data_parallel|[a-z]\w*)$/;
 
 function isCallable(interp: Interpreter, value: Value): boolean | undefined {
   switch (value.kind) {

@@ -93,10 +93,30 @@ function conv(dims: number, transposed: boolean): LayerSpec {
       const bias = a.flag('bias');
       return {
         params: [['weight', weight], ...(bias ? [['bias', [outC]] as [string, number[]]] : [])],
-        config: { in_channels: inC, out_channels: outC, kernel_size: kernel, groups, bias },
+        config: {
+          in_channels: inC,
+          out_channels: outC,
+          kernel_size: kernel,
+          groups,
+          bias,
+          ...geometry(a, dims),
+        },
       };
     },
   };
+}
+
+/** stride, padding and dilation as tuples when they are numbers (`padding="same"` is left out). */
+function geometry(a: LayerArgs, dims: number): LayerConfig {
+  const out: LayerConfig = {};
+  for (const key of ['stride', 'padding', 'dilation']) {
+    try {
+      out[key] = a.dims(key, dims);
+    } catch {
+      // NOTE: a string padding ("same") or an unknown value: attribute left unknown.
+    }
+  }
+  return out;
 }
 
 // nn.BatchNorm*/InstanceNorm*: weight and bias (C) when affine; running_mean, running_var (C)

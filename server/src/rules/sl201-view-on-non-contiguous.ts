@@ -5,6 +5,7 @@ import { LayoutEvaluator } from '../analysis/layout-eval';
 import { formatShape, strideGroups, tryView, type Layout, type ViewVerdict } from '../analysis/strides';
 import { formatSize, isConcrete } from '../analysis/symbolic-size';
 import {
+  MAX_PARAMETER_RANK,
   judgeParameterView,
   type ParameterViewJudgement,
   type RankOutcome,
@@ -181,8 +182,14 @@ function rankText(outcomes: readonly RankOutcome[]): string {
     for (const [name, rank] of outcome.ranks) byName.set(name, (byName.get(name) ?? new Set()).add(rank));
   const parts = [...byName].map(([name, ranks]) => {
     const sorted = [...ranks].sort((a, b) => a - b);
-    const list = sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} or ${sorted.at(-1)}` : `${sorted[0]}`;
-    return `\`${name}\` has ${list} dim${sorted.length === 1 && sorted[0] === 1 ? '' : 's'}`;
+    const first = sorted[0];
+    const upward =
+      sorted.length > 1 &&
+      sorted.at(-1) === MAX_PARAMETER_RANK &&
+      sorted.at(-1)! - first === sorted.length - 1;
+    if (upward) return `\`${name}\` has ${first} dims or more (tried up to ${MAX_PARAMETER_RANK})`;
+    const list = sorted.length > 1 ? `${sorted.slice(0, -1).join(', ')} or ${sorted.at(-1)}` : `${first}`;
+    return `\`${name}\` has ${list} dim${sorted.length === 1 && first === 1 ? '' : 's'}`;
   });
   return `when ${parts.join(' and ')}`;
 }

@@ -80,7 +80,7 @@ const EXPECTED: Record<string, Record<string, string>> = {
     tagger: [
       '### Tagger · nn.Module',
       '',
-      '**Parameters:** ≥ 2.1M + unknown: `if vocab is not None:` (`vocab` has no default); `nn.Linear(d, vocab)` (`vocab` has no default)',
+      '**Parameters:** ≥ 2.1M (lower bound) + unknown: `vocab` has no default: `if vocab is not None:`, `nn.Linear(d, vocab)`',
       '',
       'Memory not estimated: the parameter count is not fully known.',
       '',
