@@ -45,6 +45,35 @@ test('mixed-precision Adam is 2 + 2 + 12 bytes per parameter (K = 12)', () => {
   assert.equal(ada.optimizer * h * h, 4 * 2 * h);
 });
 
+test('torch.autocast keeps fp32 weights and gradients: 4 + 4 + 8 bytes per parameter (PyTorch AMP docs)', () => {
+  for (const precision of ['amp-bf16', 'amp-fp16'] as const)
+    assert.deepEqual(bytesPerParam({ precision, optimizer: 'adamw', params: 1 }), {
+      weights: 4,
+      grads: 4,
+      optimizer: 8,
+    });
+  // Same 16 B/param total as the ZeRO paper's mixed precision; ZeRO-2 shards the larger gradients.
+  const amp = estimateMemory({ ...common, precision: 'amp-bf16', strategy: 'zero2', gpusPerNode: 8 });
+  const mixed = estimateMemory({ ...common, strategy: 'zero2', gpusPerNode: 8 });
+  assert.equal(amp.weights, 2 * mixed.weights);
+  assert.equal(amp.grads, 2 * mixed.grads);
+});
+
+test('one GPU has no DDP buckets; registered buffers and the backward transient are in the peak', () => {
+  const one = estimateMemory({ ...common, worldSize: 1, gpusPerNode: 1, strategy: 'ddp' });
+  assert.equal(one.buffers, 0);
+  const withState = estimateMemory({
+    ...common,
+    worldSize: 1,
+    gpusPerNode: 1,
+    strategy: 'ddp',
+    modelBufferBytes: 1000,
+    backwardTransientBytes: 5000,
+  });
+  assert.equal(withState.modelBuffers, 1000);
+  assert.equal(withState.peak - one.peak, 6000);
+});
+
 test('FSDP strategies match their ZeRO equivalents', () => {
   const base = { ...common, gpusPerNode: 8, activationBytes: 1e9, gradientAsBucketView: true };
   const full = estimateMemory({ ...base, strategy: 'fsdp-full', largestLayerParams: 1e8 });
