@@ -38,17 +38,22 @@ export const ESTIMATE_HELP = `Usage: shardlens estimate PATH [options]
 
 For each nn.Module class of a Python file: parameters, memory per GPU (weights, gradients,
 optimizer state, activations) and communication per step, with the assumptions stated.
-Defaults come from [tool.shardlens.cluster] and [tool.shardlens.estimate] in the nearest
-pyproject.toml, then from Shardlens's defaults.
+Flags win over what the script shows (torch.autocast, the optimizer, checkpoint() in forward,
+batch_size/block_size), which wins over [tool.shardlens.cluster] and [tool.shardlens.estimate]
+in the nearest pyproject.toml, then Shardlens's defaults; the output says which is which.
 
 Options:
   --class NAME               only this class
   --gpus N                   total GPUs (a multiple of the GPUs per node)
   --strategy S               ddp, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, fsdp-hybrid,
                              fsdp-no-shard
-  --precision P              fp32, bf16, fp16 (autocast, fp32 master weights) or bf16-pure
+  --precision P              fp32; amp-bf16 or amp-fp16 (torch.autocast: fp32 weights and
+                             gradients); bf16 or fp16 (fp32 master in the optimizer); bf16-pure
+  --optimizer O              adamw, adam, sgd, sgd-momentum, adafactor, adam-8bit
+  --checkpointing            activation checkpointing around each repeated block
   --batch B                  micro-batch size per GPU
-  --seq T                    sequence length
+  --seq T                    sequence length (wins over the script and the config's block_size)
+  --input-shape C,H,W        image input for convnets and ViTs (default: the script's, else 3,224,224)
   --format text|json         output format (default: text)
   --config KEY=VALUE,...     values for the class's __init__ parameters or the fields of the
                              config it takes (n_layer=24,vocab_size=50257,model_type=gpt2)
