@@ -434,6 +434,11 @@ class KindInference implements SharedKindState {
       }
       case 'lambda':
         return 'unknown';
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression':
+        return this.comprehension(node, env);
       default:
         for (const child of node.children) if (child.type !== 'comment') this.expr(child, env);
         return /^(list|tuple|dictionary|set|list_comprehension|dictionary_comprehension|set_comprehension|generator_expression|expression_list)$/.test(
@@ -495,6 +500,21 @@ class KindInference implements SharedKindState {
     this.trace?.passedArguments(fn, passed);
     this.joinArguments(fn, passed);
     return (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) ?? 'unknown';
+  }
+
+  /** A comprehension binds its own loop names: they shadow, never update, the enclosing scope. */
+  private comprehension(node: SyntaxNode, env: Env): Kind {
+    const inner: Env = new Map(env);
+    const clauses = node.children.filter((c) => c.type === 'for_in_clause');
+    for (const clause of clauses) {
+      const right = fieldOf(clause, 'right');
+      const left = fieldOf(clause, 'left');
+      const element = right ? this.iterationKind(right, inner) : 'unknown';
+      if (left) this.assign(left, element, undefined, inner);
+    }
+    for (const child of node.children)
+      if (child.type !== 'for_in_clause' && child.type !== 'comment') this.expr(child, inner);
+    return 'collection';
   }
 
   /** `self.name(...)` inside a class that defines method `name` (not a module's forward: that is a module call). */

@@ -186,7 +186,9 @@ export class LoopRoles {
   private propagateCallers(allCalls: readonly SyntaxNode[]): void {
     for (const fn of this.nodes.function_definition) {
       const name = fieldOf(fn, 'name')?.text ?? '';
-      if (TRAINING_STEP_FUNCTIONS.test(name) || this.steps.isStepFunction(fn))
+      // A function doing half a step (only `opt.step()`, the backward in a library) is hot
+      // only when a step calls it; one doing a whole step is hot wherever it is called from.
+      if (TRAINING_STEP_FUNCTIONS.test(name) || this.steps.isCompleteStepFunction(fn))
         this.functionRole.set(fn, { role: 'hot' });
     }
     // Each call with the same-file functions it may invoke (a function calling itself excluded).

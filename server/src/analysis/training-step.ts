@@ -97,6 +97,12 @@ export class TrainingStepModel {
     return effects.size > 0 && !containsStepLoop;
   }
 
+  /** Whether `fn` runs a whole step by itself (backward and optimizer step, no loop of steps). */
+  isCompleteStepFunction(fn: SyntaxNode): boolean {
+    const { effects, containsStepLoop } = this.effectsOfFunction(fn);
+    return isComplete(effects) && !containsStepLoop;
+  }
+
   /** Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a method `f` of the file. */
   calledFunctions(call: SyntaxNode): SyntaxNode[] {
     const callee = fieldOf(call, 'function');
