@@ -453,7 +453,9 @@ class KindInference implements SharedKindState {
     const callee = fieldOf(node, 'function')!;
     const args = fieldOf(node, 'arguments');
     const calleeKind = this.expr(callee, env);
-    if (args)
+    // `f(x for x in xs)`: the arguments node is the generator expression itself.
+    if (args?.type === 'generator_expression') this.expr(args, env);
+    else if (args)
       for (const arg of args.children)
         this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
     const qualified = this.imports.resolve(callee);
