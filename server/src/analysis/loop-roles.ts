@@ -68,6 +68,7 @@ export class LoopRoles {
   private readonly roleCache = new Map<SyntaxNode, RoleWithNote>();
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
   private readonly optInFlags: ReadonlySet<string>;
+  private readonly definedOptions = new Set<string>();
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
@@ -81,7 +82,9 @@ export class LoopRoles {
       optimizerNames,
       facts && ((node) => facts.kindOf(node) === 'tensor'),
     );
-    this.optInFlags = facts?.root ? collectOptInFlags(nodes.call, facts.root) : new Set();
+    this.optInFlags = facts?.root
+      ? collectOptInFlags(nodes.call, facts.root, this.definedOptions)
+      : new Set();
     this.propagateCallers(nodes.call);
   }
 
@@ -250,6 +253,7 @@ export class LoopRoles {
       boundary,
       context: {
         optInFlags: this.optInFlags,
+        definedOptions: this.definedOptions,
         assigned: (name) => lastAssignment(this.nodes.assignment, name),
         returned: (call) => this.returnedExpression(call),
       },

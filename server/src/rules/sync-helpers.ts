@@ -89,7 +89,9 @@ export function displayName(node: SyntaxNode): string {
 export function syncCost(model: FileModel, node: SyntaxNode): string {
   const guard = model.guardOf(node);
   if (guard?.kind === 'opt-in')
-    return `It runs only when \`${guard.flag}\` is set, which is off by default; when on, it stalls every step.`;
+    return guard.defaultShown
+      ? `It runs only when \`${guard.flag}\` is set, which is off by default; when on, it stalls every step.`
+      : `It runs only when \`${guard.flag}\` is set, an option whose default this file does not show; when on, it stalls every step.`;
   if (guard?.kind === 'after-sync')
     return (
       'It comes right after an explicit synchronize, so no kernel is queued and it adds almost nothing; ' +
