@@ -559,6 +559,8 @@ class KindInference implements SharedKindState {
       return 'unknown';
     }
     if (objectKind === 'module' && (name === 'weight' || name === 'bias')) return 'tensor';
+    // Only tensors (parameters) have a `.grad` in PyTorch code: `p.grad` of an untyped `p` is one.
+    if (objectKind === 'unknown' && name === 'grad') return 'tensor';
     if (objectKind === 'module' && name === 'module') return 'module';
     return 'unknown';
   }

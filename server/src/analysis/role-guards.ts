@@ -2,7 +2,8 @@
 // (`step % n == 0`, a logging flag), early exits (`if not should_log: return`, `if step % n:
 // continue`), fatal-error branches (print, then exit or raise: at most once), rank-0 guards
 // (only rank 0 runs it, every step: not amortised), opt-in flags (an argparse
-// `store_true` / `default=False` option or a `bool = False` config field: off by default),
+// `store_true` / `default=False` option, a `bool = False` config field or a `flag=False`
+// keyword parameter: off by default),
 // and a statement right after an explicit `synchronize()` (nothing left to wait for).
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, lastName, positionalArgs, unwrap, walk } from './syntax-helpers';
@@ -64,7 +65,13 @@ export function collectOptInFlags(
     if (name && offByDefault) flags.add(name);
   }
   walk(root, (node) => {
-    if (node.type === 'function_definition') return false;
+    // `def __init__(self, use_fp16=False)`: a keyword parameter off by default.
+    if (node.type === 'default_parameter' && fieldOf(node, 'value')?.text === 'False') {
+      const name = fieldOf(node, 'name');
+      if (name?.type === 'identifier') flags.add(name.text);
+    }
+    if (node.type === 'function_definition') return;
+    if (node.type === 'block' && node.parent?.type === 'function_definition') return false;
     // `flag: bool = False` in a class body (dataclass or config class).
     if (
       node.type === 'assignment' &&
