@@ -1,13 +1,12 @@
 // The `shardlens` command line: `check` runs the editor's analyzer over files for CI
 // (text, JSON or SARIF; exit 0 clean, 1 findings at or above --fail-on, 2 usage or I/O
-// errors), `estimate` prints model estimates, `rules` lists the rule codes.
-import { readFileSync } from 'node:fs';
-import { basename, dirname, relative, sep } from 'node:path';
-import { initParser } from './parse/parser';
-import { analyzeText } from './analyzer';
-import { mergeSettings, type PartialSettings } from './config/settings';
+// errors), `estimate` prints model estimates, `rules` lists the rule codes. Large trees
+// are checked by worker threads (cli/parallel.ts); the output order stays the file order.
+import { basename, dirname, sep } from 'node:path';
+import type { PartialSettings } from './config/settings';
 import { loadPyprojectFor } from './config/pyproject';
-import { discoverPythonFiles, globToRegExp } from './cli/discover';
+import { discoverPythonFiles } from './cli/discover';
+import { checkFiles, isCheckWorker, serveCheckWorker } from './cli/parallel';
 import { formatJson, formatSarif, formatText, type FileFinding } from './cli/report';
 import type { Severity } from './rules/types';
 import { rules } from './rules/index';
@@ -75,7 +74,6 @@ function parseCheckArgs(args: string[]): CheckOptions {
 
 async function runCheck(args: string[], io: CliIo): Promise<number> {
   const options = parseCheckArgs(args);
-  const parser = await initParser({ wasmDir: io.wasmDir });
   const cliSettings: PartialSettings = {};
   if (options.select) cliSettings.select = options.select;
   if (options.ignore) cliSettings.ignore = options.ignore;
@@ -83,29 +81,11 @@ async function runCheck(args: string[], io: CliIo): Promise<number> {
   const exclude = [...(rootPyproject?.settings.exclude ?? []), ...options.exclude];
   const { files, errors } = discoverPythonFiles({ paths: options.paths, cwd: io.cwd, exclude });
   const results: FileFinding[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      errors.push(
-        `${relative(io.cwd, file)}: cannot read (${(error as NodeJS.ErrnoException).code ?? error})`,
-      );
-      continue;
-    }
-    const pyproject = loadPyprojectFor(file);
-    if (pyproject?.error) errors.push(pyproject.error);
-    // NOTE: discovery applied the excludes of the pyproject.toml governing the working
-    // folder; a file may be governed by a nearer one, whose patterns are relative to it.
-    if (isExcludedBy(pyproject, file)) continue;
-    const pin: PartialSettings = pyproject?.torchPin ? { torchVersion: pyproject.torchPin } : {};
-    const settings = mergeSettings(pin, pyproject?.settings ?? {}, cliSettings);
-    const analysis = analyzeText({ parser, text, filePath: file, settings });
-    const shown = relative(io.cwd, file).split(sep).join('/') || file;
-    if (analysis.note) io.stderr(`${shown}: ${analysis.note}`);
-    for (const failure of analysis.failures)
-      io.stderr(`${shown}: internal error in ${failure.code}: ${failure.error.split('\n')[0]}`);
-    for (const finding of analysis.findings) results.push({ file: shown, finding });
+  const checks = await checkFiles({ files, cwd: io.cwd, wasmDir: io.wasmDir, cliSettings });
+  for (const check of checks) {
+    errors.push(...check.errors);
+    for (const message of check.messages) io.stderr(message);
+    for (const finding of check.findings) results.push({ file: check.shown, finding });
   }
   for (const error of new Set(errors)) io.stderr(`shardlens: ${error}`);
   if (options.format === 'json') io.stdout(formatJson(results));
@@ -118,17 +98,6 @@ async function runCheck(args: string[], io: CliIo): Promise<number> {
   }
   if (errors.length) return 2;
   return results.some(({ finding }) => SEVERITY_RANK[finding.severity] >= options.failOn) ? 1 : 0;
-}
-
-/** Whether a pyproject's `exclude` globs (relative to its folder) match `file`. */
-function isExcludedBy(
-  pyproject: { path: string; settings: PartialSettings } | undefined,
-  file: string,
-): boolean {
-  const patterns = pyproject?.settings.exclude ?? [];
-  if (patterns.length === 0) return false;
-  const rel = relative(dirname(pyproject!.path), file).split(sep).join('/');
-  return patterns.some((glob) => globToRegExp(glob).test(rel));
 }
 
 function listRules(io: CliIo): number {
@@ -169,7 +138,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 // NOTE: in a bundle that imports this file (the CLI tests) `require.main === module` holds
 // too, so also require that the running bundle is the CLI's own.
-if (require.main === module && /^cli\.js$/.test(basename(__filename))) {
+if (isCheckWorker()) {
+  serveCheckWorker().catch((error) => {
+    process.stderr.write(`shardlens worker: ${error}\n`);
+    process.exit(1);
+  });
+} else if (require.main === module && /^cli\.js$/.test(basename(__filename))) {
   runCli(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: (text) => process.stderr.write(`${text}\n`),

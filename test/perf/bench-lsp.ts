@@ -8,16 +8,21 @@ import { RandomEditor, positionAt } from './edits';
 import { generateTrainingFile } from './generate';
 import { PublishWatcher } from './lsp-timing';
 import { median, nowMs, percentile, round } from './stats';
+import { processParseCounts } from '../../server/src/parse/incremental';
 
 const FAST_SETTINGS = { diagnostics: { debounceMs: 0 } };
 
 /** Edit-to-diagnostics latency on a large file. */
 export interface EditLatency {
+  label: string;
   lines: number;
   edits: number;
   p50Ms: number;
   p95Ms: number;
   maxMs: number;
+  /** Versions re-parsed from the previous tree / parsed fresh (syntax errors, first open). */
+  incrementalParses?: number;
+  freshParses?: number;
 }
 
 /** Hover latency. */
@@ -35,41 +40,86 @@ export interface MemoryGrowth {
   lines: number;
   rssAfterFirstMB: number;
   rssAfterAllMB: number;
+  /** RSS after all edits / after the first edit. */
   ratio: number;
+  /** RSS after all edits / after the first 1,000 (issue 13's measure). */
+  ratioToFirstThousand: number;
   samplesMB: number[];
 }
 
-/** Measures didChange → publishDiagnostics on a `lines`-line file, `edits` times. */
-export async function measureEditLatency(lines: number, edits: number): Promise<EditLatency> {
+/**
+ * The keystrokes of the edit benchmark: `comment` types `#` at the start of a line and
+ * deletes it (the first session's measure); `identifier` types a letter inside the first
+ * word of a line and deletes it (a rename in progress, which changes what the rules see).
+ */
+export type Keystroke = 'comment' | 'identifier';
+
+function keystrokeSites(
+  text: string,
+  keystroke: Keystroke,
+  count: number,
+): { line: number; character: number }[] {
+  const lines = text.split('\n');
+  const sites: { line: number; character: number }[] = [];
+  for (let i = 0; sites.length < count && i < count * 50; i++) {
+    const line = 20 + ((i * 7919) % Math.max(1, lines.length - 40));
+    if (keystroke === 'comment') sites.push({ line, character: 0 });
+    else {
+      const word = /[A-Za-z_][A-Za-z_]{2,}/.exec(lines[line] ?? '');
+      if (
+        word &&
+        !/^(def|class|import|from|return|for|while|if|elif|else|with|try|except|assert|and|not|or|in|is|lambda|pass|raise|yield|async|await|global|del|True|False|None)$/.test(
+          word[0],
+        )
+      )
+        sites.push({ line, character: word.index + 1 });
+    }
+  }
+  return sites;
+}
+
+/** Measures didChange → publishDiagnostics on `text`, `edits` keystrokes (each followed by its undo). */
+export async function measureEditLatency(input: {
+  label: string;
+  text: string;
+  edits: number;
+  keystroke: Keystroke;
+}): Promise<EditLatency> {
+  const { text, edits, keystroke } = input;
   const pair = startInProcess();
   const { client } = pair;
   const watcher = new PublishWatcher(client);
   try {
     await client.initialize({ settings: FAST_SETTINGS });
-    const uri = fileUri('/tmp/shardlens-bench/latency.py');
-    const text = generateTrainingFile({ lines, seed: 5 });
+    const uri = fileUri(`/tmp/shardlens-bench/latency-${input.label.replace(/\W+/g, '-')}.py`);
     await client.open(uri, text);
     await watcher.waitFor(uri, 1);
+    const before = { ...processParseCounts };
     const samples: number[] = [];
+    const sites = keystrokeSites(text, keystroke, Math.ceil(edits / 2));
+    const typed = keystroke === 'comment' ? '#' : 'q';
     // A keystroke and its undo, alternately, on lines spread over the file.
-    for (let i = 0; i < edits; i++) {
-      const line = 20 + ((Math.floor(i / 2) * 7919) % (lines - 40));
+    for (let i = 0; i < edits && sites.length; i++) {
+      const at = sites[Math.floor(i / 2) % sites.length];
       const start = nowMs();
       const version =
         i % 2 === 0
-          ? await client.insert(uri, { line, character: 0 }, '#')
+          ? await client.insert(uri, at, typed)
           : await client.change(uri, [
-              { range: { start: { line, character: 0 }, end: { line, character: 1 } }, text: '' },
+              { range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: '' },
             ]);
       const arrived = await watcher.waitFor(uri, version);
       samples.push(arrived - start);
     }
     return {
-      lines,
-      edits,
+      label: input.label,
+      lines: text.split('\n').length,
+      edits: samples.length,
       p50Ms: round(median(samples)),
       p95Ms: round(percentile(samples, 95)),
       maxMs: round(Math.max(...samples)),
+      incrementalParses: processParseCounts.incremental - before.incremental,
+      freshParses: processParseCounts.fresh - before.fresh,
     };
   } finally {
     await pair.dispose();
@@ -165,6 +215,7 @@ export async function measureMemory(input: {
       rssAfterFirstMB: round(rssAfterFirst, 1),
       rssAfterAllMB: round(rssAfterAll, 1),
       ratio: round(rssAfterAll / rssAfterFirst, 3),
+      ratioToFirstThousand: round(rssAfterAll / (samples[0] ?? rssAfterAll), 3),
       samplesMB: samples,
     };
   } catch (error) {

@@ -44,6 +44,9 @@ export interface IncrementalStats {
   liveTrees: number;
 }
 
+/** Parses of every DocumentTrees in this process, for the benchmark (an in-process server has no other window on them). */
+export const processParseCounts = { incremental: 0, fallbacks: 0, fresh: 0 };
+
 /** The last error-free tree of each open document, kept in step with its edits. */
 export class DocumentTrees {
   private readonly trees = new Map<string, DocumentTree>();
@@ -99,11 +102,16 @@ export class DocumentTrees {
         tree.delete();
         tree = null;
         this.fallbacks++;
-      } else this.incrementalParses++;
+        processParseCounts.fallbacks++;
+      } else {
+        this.incrementalParses++;
+        processParseCounts.incremental++;
+      }
     }
     if (!tree) {
       tree = this.parser.parse(text);
       this.freshParses++;
+      processParseCounts.fresh++;
     }
     if (entry) this.forget(key);
     if (!tree) throw new Error('tree-sitter returned no tree');

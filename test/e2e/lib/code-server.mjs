@@ -63,6 +63,10 @@ function serverEnv(tools, runDir, extraEnv) {
     // NOTE: code-server writes ~/.config/code-server/config.yaml on first start; keep it in the run folder.
     XDG_CONFIG_HOME: join(runDir, 'xdg-config'),
     XDG_DATA_HOME: join(runDir, 'xdg-data'),
+    // NOTE: benchmarks import the workspace's model.py; without this, Python writes
+    // __pycache__/model.cpython-*.pyc beside it and Quick Open's "model.py" can pick the .pyc
+    // (seen on a fresh Debian, where PYTHONDONTWRITEBYTECODE is not set as it is on dev boxes).
+    PYTHONDONTWRITEBYTECODE: '1',
     ...extraEnv,
   };
 }

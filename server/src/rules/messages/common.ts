@@ -26,6 +26,7 @@ export function howOften(model: FileModel, node: SyntaxNode): string {
   if (guard?.kind === 'opt-in')
     return guard.flag.length <= 16 ? `only if opt-in \`${guard.flag}\` is on` : 'only under an opt-in flag';
   if (guard?.kind === 'rank0' && model.roleOf(node) === 'hot') return 'every step on rank 0';
+  if (guard?.kind === 'after-sync') return 'right after a synchronize';
   switch (model.roleOf(node)) {
     case 'logging':
       return 'once per log interval';
