@@ -31,6 +31,9 @@ import {
 type Env = Map<string, Kind>;
 
 const MAX_EXPRESSION_DEPTH = 300;
+/** Methods (Accelerate, Fabric, torch.distributed wrappers) that return a tensor built from their tensor argument. */
+const GATHERING_METHODS =
+  /^(gather|gather_for_metrics|reduce|all_reduce|all_gather|pad_across_processes|sync)$/;
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
 export interface ValueFacts {
@@ -69,6 +72,11 @@ class KindInference implements SharedKindState {
   private trace: FunctionTrace | undefined;
   private currentReturns: Kind[] | undefined;
   private depth = 0;
+  private currentFunction: SyntaxNode | undefined;
+  /** Kinds of the elements of the tuples a function returns (`return loss, logits`), joined over its returns. */
+  private readonly returnedElements = new Map<SyntaxNode, Kind[]>();
+  private readonly unpackedUnknown = new Set<SyntaxNode>();
+  private elementsLearnedLate = false;
   private readonly evidence: Map<SyntaxNode, Map<string, Kind>>;
 
   constructor(
@@ -90,9 +98,13 @@ class KindInference implements SharedKindState {
 
   run(replay: boolean): void {
     for (let round = 0; round < 2; round++) {
+      // NOTE: traces do not record tuple-element returns; when a caller unpacked a function's
+      // tuple before its elements were known, round two re-walks instead of replaying.
+      const useReplay = replay && !this.elementsLearnedLate;
+      this.elementsLearnedLate = false;
       this.block(this.root.children, this.globals);
       for (const fn of this.definitions.functionNodes) {
-        const previous = replay ? this.traces.get(fn) : undefined;
+        const previous = useReplay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
         else this.analyseFunction(fn);
       }
@@ -105,7 +117,10 @@ class KindInference implements SharedKindState {
     this.trace = trace;
     const returns: Kind[] = [];
     this.currentReturns = returns;
+    const outer = this.currentFunction;
+    this.currentFunction = fn;
     this.block(fieldOf(fn, 'body')?.children ?? [], env);
+    this.currentFunction = outer;
     this.currentReturns = undefined;
     this.trace = undefined;
     trace.result = returns.reduce<Kind | undefined>((a, b) => joinKinds(a, b), undefined) ?? 'none';
@@ -143,6 +158,7 @@ class KindInference implements SharedKindState {
         const value = node.children[0];
         const kind = value ? this.expr(value, env) : 'none';
         this.currentReturns?.push(kind);
+        if (value && this.currentFunction) this.noteReturnedElements(this.currentFunction, value);
         return;
       }
       case 'for_statement':
@@ -220,6 +236,26 @@ class KindInference implements SharedKindState {
     }
   }
 
+  private noteReturnedElements(fn: SyntaxNode, value: SyntaxNode): void {
+    const node = unwrap(value);
+    if (node.type !== 'tuple' && node.type !== 'expression_list') return;
+    const kinds = node.children.map((c) => this.kinds[c.id] ?? 'unknown');
+    const known = this.returnedElements.get(fn);
+    const joined = known ? kinds.map((k, i) => joinKinds(known[i], k)) : kinds;
+    if (this.unpackedUnknown.has(fn) && joined.some((k, i) => k !== known?.[i]))
+      this.elementsLearnedLate = true;
+    this.returnedElements.set(fn, joined);
+  }
+
+  /** The same-file function a call runs (`f(...)`, `self.f(...)`), if any. */
+  private calledFunction(call: SyntaxNode, env: Env): SyntaxNode | undefined {
+    const callee = unwrap(fieldOf(call, 'function')!);
+    if (callee.type === 'identifier' && !env.has(callee.text))
+      return this.definitions.functions.get(callee.text);
+    const method = methodCall(call);
+    return method && method.receiver.text === 'self' ? this.ownMethod(call, method.name) : undefined;
+  }
+
   /** Kinds of the elements when a value is unpacked into `count` targets. */
   private elementKinds(value: SyntaxNode | undefined, kind: Kind, env: Env, count: number): Kind[] {
     const node = value && unwrap(value);
@@ -231,6 +267,10 @@ class KindInference implements SharedKindState {
       if (/^deepspeed\.initialize$/.test(qualified)) return ['module', 'optimizer', 'loader', 'scheduler'];
       const method = methodCall(node);
       if (method?.name === 'prepare') return positionalArgs(node).map((a) => this.kinds[a.id] ?? 'unknown');
+      const fn = this.calledFunction(node, env);
+      const elements = fn && this.returnedElements.get(fn);
+      if (elements?.length === count) return elements;
+      if (fn && !elements) this.unpackedUnknown.add(fn);
     }
     return Array.from({ length: count }, () => (kind === 'tensor' ? 'tensor' : 'unknown'));
   }
@@ -422,6 +462,11 @@ class KindInference implements SharedKindState {
       if (this.definitions.moduleClasses.has(name)) return 'module';
       if (calleeKind === 'module') return 'tensor';
       if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
+      const first = positionalArgs(node)[0];
+      if (!env.has(name) && name === 'iter' && first && this.iterationKind(first, env) === 'tensor')
+        return 'loader';
+      if (!env.has(name) && name === 'next' && first)
+        return this.iterationKind(first, env) === 'tensor' ? 'tensor' : 'unknown';
       const fn = this.definitions.functions.get(name);
       if (fn && !env.has(name)) return this.callFunction(fn, node, env);
       return 'unknown';
@@ -430,6 +475,9 @@ class KindInference implements SharedKindState {
     if (method) {
       const own = method.receiver.text === 'self' ? this.ownMethod(node, method.name) : undefined;
       if (own) return this.callFunction(own, node, env, 1);
+      // `accelerator.gather(loss)`, `accelerator.reduce(t)`: collectives that return their input's kind.
+      const input = positionalArgs(node)[0];
+      if (GATHERING_METHODS.test(method.name) && input && this.kinds[input.id] === 'tensor') return 'tensor';
       const receiver = this.kinds[method.receiver.id] ?? 'unknown';
       return methodResult(receiver, method.name, calleeKind, node.parent?.type === 'call');
     }

@@ -254,7 +254,8 @@ export class LoopRoles {
       trains: (block) => this.consequenceTrainsCached(block),
     });
     if (guard?.kind === 'once') return { role: 'setup', note: guard };
-    if (guard?.kind === 'interval' || guard?.kind === 'opt-in') return { role: 'logging', note: guard };
+    if (guard?.kind === 'interval' || guard?.kind === 'opt-in' || guard?.kind === 'after-sync')
+      return { role: 'logging', note: guard };
     return { role, note: guard ?? note };
   }
 

@@ -1,14 +1,19 @@
 // Guards that change how often a statement inside a training step runs: periodic tests
 // (`step % n == 0`, a logging flag), early exits (`if not should_log: return`, `if step % n:
 // continue`), fatal-error branches (print, then exit or raise: at most once), rank-0 guards
-// (only rank 0 runs it, every step: not amortised) and opt-in flags (an argparse
-// `store_true` / `default=False` option or a `bool = False` config field: off by default).
+// (only rank 0 runs it, every step: not amortised), opt-in flags (an argparse
+// `store_true` / `default=False` option or a `bool = False` config field: off by default),
+// and a statement right after an explicit `synchronize()` (nothing left to wait for).
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, lastName, positionalArgs, unwrap, walk } from './syntax-helpers';
 
 /** Why a statement of a training step runs less often than every step, or only on one rank. */
 export type GuardNote =
-  { kind: 'interval' } | { kind: 'once' } | { kind: 'rank0' } | { kind: 'opt-in'; flag: string };
+  | { kind: 'interval' }
+  | { kind: 'once' }
+  | { kind: 'rank0' }
+  | { kind: 'opt-in'; flag: string }
+  | { kind: 'after-sync' };
 
 /** What a condition's truth says about how often its branch runs. */
 interface ConditionFacts {
@@ -172,6 +177,7 @@ export function guardNote(input: {
   trains: (block: SyntaxNode) => boolean;
 }): GuardNote | undefined {
   const { statement, boundary, context } = input;
+  if (followsSynchronize(statement)) return { kind: 'after-sync' };
   let rank0 = false;
   let optIn: string | undefined;
   let child = statement;
@@ -208,4 +214,15 @@ export function guardNote(input: {
   }
   if (optIn) return { kind: 'opt-in', flag: optIn };
   return rank0 ? { kind: 'rank0' } : undefined;
+}
+
+const SYNCHRONIZE = /\.synchronize\(\s*\)$/;
+
+/** Whether the statement right before `statement` (same block) is an explicit `...synchronize()`. */
+function followsSynchronize(statement: SyntaxNode): boolean {
+  if (SYNCHRONIZE.test(statement.text.trim())) return false;
+  const siblings = statement.parent?.children.filter((c) => c.type !== 'comment') ?? [];
+  const index = siblings.indexOf(statement);
+  const previous = index > 0 ? siblings[index - 1] : undefined;
+  return previous?.type === 'expression_statement' && SYNCHRONIZE.test(previous.text.trim());
 }

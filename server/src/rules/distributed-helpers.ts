@@ -116,6 +116,22 @@ export function frameworkOwnsLoop(model: FileModel): boolean {
   return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
 }
 
+/**
+ * Whether a framework builds and feeds the data loaders: as {@link frameworkOwnsLoop}, except
+ * DeepSpeed, which leaves a `DataLoader` the script builds itself (and its sampler's epochs)
+ * to the script.
+ */
+export function frameworkOwnsLoader(model: FileModel): boolean {
+  const imports = model.imports;
+  if (
+    ['accelerate', 'lightning', 'pytorch_lightning', 'composer', 'colossalai'].some((m) =>
+      imports.importsFrom(m),
+    )
+  )
+    return true;
+  return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
+}
+
 const INIT_PROCESS_GROUP = /^torch\.distributed\.init_process_group$/;
 
 /** Whether the file calls `torch.distributed.init_process_group` (or a known wrapper of it). */

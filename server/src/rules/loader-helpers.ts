@@ -3,6 +3,7 @@
 // a keyword argument to a call.
 import type { SyntaxNode } from '../parse/syntax';
 import {
+  enclosingFunction,
   fieldOf,
   hasSplat,
   keywordArg,
@@ -12,7 +13,7 @@ import {
   walk,
 } from '../analysis/syntax-helpers';
 import type { FileModel } from '../analysis/file-model';
-import { assignmentsTo } from '../analysis/assignment-index';
+import { assignmentsTo, lastAssignedValue } from '../analysis/assignment-index';
 import type { TextEdit } from './types';
 
 /** A DataLoader built in the file: its name, its constructor call, and `pin_memory` (undefined when not a literal). */
@@ -36,11 +37,92 @@ export function batchLoader(model: FileModel, expression: SyntaxNode): LoaderFac
     root = unwrap(next);
   }
   if (root.type !== 'identifier') return undefined;
-  let iterable = loopIterable(root);
+  let iterable = loopIterable(root) ?? nextIterable(model, root);
   while (iterable?.type === 'call' && WRAPPERS.test(fieldOf(iterable, 'function')?.text ?? ''))
     iterable = positionalArgs(iterable)[0] && unwrap(positionalArgs(iterable)[0]);
   if (!iterable || (iterable.type !== 'identifier' && iterable.type !== 'attribute')) return undefined;
-  return loaderConstruction(model, iterable.text);
+  return loaderConstruction(model, iterable.text) ?? onlyLoaderOfFile(model, iterable);
+}
+
+/** For `x, y = next(it)` with `it = iter(loader)` (or `next(iter(loader))`): the loader expression. */
+function nextIterable(model: FileModel, use: SyntaxNode): SyntaxNode | undefined {
+  let value = lastAssignedValue(model, use);
+  // In `x = x.cuda()` the last assignment is the statement of the use itself.
+  if (value && value.startIndex <= use.startIndex && use.endIndex <= value.endIndex) value = undefined;
+  value ??= unpackedFrom(model, use);
+  const call = value && unwrap(value);
+  if (call?.type !== 'call' || fieldOf(call, 'function')?.text !== 'next') return undefined;
+  let source = positionalArgs(call)[0] && unwrap(positionalArgs(call)[0]);
+  if (source?.type === 'identifier') {
+    const made = lastAssignedValue(model, source);
+    if (made) source = unwrap(made);
+  }
+  return source;
+}
+
+/** The right side of the last `a, b = value` before `use` (same function) that binds its name. */
+function unpackedFrom(model: FileModel, use: SyntaxNode): SyntaxNode | undefined {
+  const scope = enclosingFunction(use);
+  let found: SyntaxNode | undefined;
+  for (const assignment of model.nodes.assignment) {
+    if (assignment.startIndex >= use.startIndex) break;
+    const left = fieldOf(assignment, 'left');
+    if (!left || (left.type !== 'pattern_list' && left.type !== 'tuple_pattern')) continue;
+    if (enclosingFunction(assignment) !== scope) continue;
+    if (left.children.some((c) => c.type === 'identifier' && c.text === use.text))
+      found = fieldOf(assignment, 'right');
+  }
+  return found;
+}
+
+/**
+ * A loader passed in as a parameter (`def train_one_epoch(model, data_loader, ...)`): when
+ * the file builds exactly one DataLoader and the parameter is a loader, that one.
+ */
+function onlyLoaderOfFile(model: FileModel, iterable: SyntaxNode): LoaderFacts | undefined {
+  if (iterable.type !== 'identifier' || !isParameter(iterable)) return undefined;
+  const built = model.nodes.call.filter(
+    (call) =>
+      model.kindOf(call) === 'loader' && fieldOf(call, 'function')?.text !== 'iter' && !hasSplat(call),
+  );
+  if (built.length !== 1) return undefined;
+  return { name: iterable.text, call: built[0], pinned: pinnedValue(model, built[0]) };
+}
+
+function isParameter(name: SyntaxNode): boolean {
+  for (let current = name.parent; current; current = current.parent) {
+    if (current.type !== 'function_definition') continue;
+    const params = fieldOf(current, 'parameters');
+    let found = false;
+    if (params) walk(params, (n) => void (n.type === 'identifier' && n.text === name.text && (found = true)));
+    return found;
+  }
+  return false;
+}
+
+/** `pin_memory=` of a loader: a literal, or an argparse option's default (`pin_memory=args.pin_mem`). */
+function pinnedValue(model: FileModel, call: SyntaxNode): boolean | undefined {
+  const pin = keywordArg(call, 'pin_memory');
+  if (!pin || pin.text === 'False') return false;
+  if (pin.text === 'True') return true;
+  const option = pin.type === 'attribute' ? fieldOf(pin, 'attribute')?.text : undefined;
+  if (!option) return undefined;
+  for (const other of model.nodes.call) {
+    if (!/(^|\.)add_argument$/.test(fieldOf(other, 'function')?.text ?? '')) continue;
+    const dest =
+      keywordArg(other, 'dest')?.text.replace(/['"]/g, '') ??
+      positionalArgs(other)
+        .map((a) => a.text.replace(/['"]/g, ''))
+        .find((a) => a.startsWith('--'))
+        ?.slice(2)
+        .replace(/-/g, '_');
+    if (dest !== option) continue;
+    const defaultValue = keywordArg(other, 'default')?.text;
+    if (defaultValue === 'True') return true;
+    if (defaultValue === 'False') return false;
+    return undefined;
+  }
+  return undefined;
 }
 
 /** The iterable of the `for` loop whose target binds `name` around `use`. */
@@ -59,13 +141,14 @@ function loopIterable(use: SyntaxNode): SyntaxNode | undefined {
 
 /** The single `name = DataLoader(...)` of the file, with its `pin_memory` when literal. */
 function loaderConstruction(model: FileModel, name: string): LoaderFacts | undefined {
-  const calls = assignmentsTo(model, name).map((a) => unwrap(fieldOf(a, 'right')!));
+  const calls = assignmentsTo(model, name).flatMap((a) => {
+    const right = fieldOf(a, 'right');
+    return right ? [unwrap(right)] : [];
+  });
   if (calls.length !== 1 || calls[0].type !== 'call') return undefined;
   const call = calls[0];
   if (model.kindOf(call) !== 'loader' || hasSplat(call)) return undefined;
-  const pin = keywordArg(call, 'pin_memory')?.text;
-  const pinned = pin === undefined || pin === 'False' ? false : pin === 'True' ? true : undefined;
-  return { name, call, pinned };
+  return { name, call, pinned: pinnedValue(model, call) };
 }
 
 /** An edit adding `text` as the last argument of `call`. */

@@ -94,7 +94,7 @@ export function isCudaDevice(model: FileModel, device: SyntaxNode): boolean {
       fieldOf(target, 'attribute')?.text ?? target.text,
     )
   )
-    return mentionsCudaOrNccl(model);
+    return mentionsCudaOrNccl(model) || model.imports.importsFrom('deepspeed');
   return assignmentsTo(model, target.text).some((assignment) =>
     /cuda|LOCAL_RANK/.test(fieldOf(assignment, 'right')?.text ?? ''),
   );

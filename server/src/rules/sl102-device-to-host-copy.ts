@@ -1,6 +1,6 @@
 // SL102: device→host copies of a tensor (`.cpu()`, `.to("cpu")`, `.tolist()`) in a hot step.
-import { methodCall, positionalArgs } from '../analysis/syntax-helpers';
-import { chainHasHostCopy, hostCopy, isHostResident, isTensor } from './sync-helpers';
+import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { chainHasHostCopy, hostCopy, isDeviceTensor, isHostResident, isTensor } from './sync-helpers';
 import type { Rule } from './types';
 import { sl102Text } from './messages/sl1';
 
@@ -12,7 +12,8 @@ import { sl102Text } from './messages/sl1';
  * `t.to(torch.device("cpu"))`, `t.tolist()`. Never flags modules (`model.cpu()`,
  * `model.to("cpu")`), tensors shown to live on the host, or non-blocking copies (see SL110). A
  * bare `t.numpy()` is not flagged: on a CUDA tensor it raises, on a CPU tensor it is free;
- * `t.cpu().numpy()` is reported once, at `.cpu()`.
+ * `t.cpu().numpy()` is reported once, at `.cpu()`. Also flags storing a device tensor into a
+ * tensor shown to live on the host (`history[step] = loss.detach()`), which copies it back.
  *
  * ## Why is this bad?
  * A blocking copy to pageable host memory returns only once the copy is complete (CUDA Runtime
@@ -67,6 +68,19 @@ export const sl102: Rule = {
       report({
         node: call,
         ...sl102Text({ model, node: call, spelled, receiver }),
+      });
+    }
+    // `host_buffer[i] = loss`: storing a device tensor into a CPU tensor copies it to the host.
+    for (const assignment of model.nodes.assignment) {
+      const left = fieldOf(assignment, 'left');
+      const right = fieldOf(assignment, 'right');
+      if (left?.type !== 'subscript' || !right) continue;
+      const buffer = fieldOf(left, 'value')!;
+      if (!isTensor(model, buffer) || !isHostResident(model, buffer) || !isDeviceTensor(model, right))
+        continue;
+      report({
+        node: right,
+        ...sl102Text({ model, node: right, spelled: 'This store', receiver: right }),
       });
     }
   },

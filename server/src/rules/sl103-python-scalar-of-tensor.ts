@@ -2,9 +2,13 @@
 import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers';
 import { builtinCall, isDeviceTensor, isTensor } from './sync-helpers';
 import type { Rule } from './types';
+import type { FileModel } from '../analysis/file-model';
+import type { SyntaxNode } from '../parse/syntax';
 import { sl103BoolText, sl103BuiltinText } from './messages/sl1';
 
-const CONVERSIONS = new Set(['float', 'int', 'bool', 'complex']);
+const CONVERSIONS = new Set(['float', 'int', 'bool', 'complex', 'all', 'any']);
+/** `math` functions convert their argument with `float()` (or `operator.index`). */
+const MATH_FUNCTION = /^math\.\w+$/;
 const BOOL_RESULT = /^(allclose|equal|is_nonzero)$/;
 
 /**
@@ -14,6 +18,9 @@ const BOOL_RESULT = /^(allclose|equal|is_nonzero)$/;
  * Flags `float(t)`, `int(t)`, `bool(t)` of a tensor, and `torch.allclose`, `torch.equal`,
  * `t.is_nonzero()`, which return a Python bool. Plain numbers (`float(args.lr)`,
  * `int(os.environ["RANK"])`, `float(lr)` where `lr` is computed from numbers) are never flagged.
+ * Also flags `all(t)` / `any(t)` (a `bool()` per element), `math` functions of a tensor
+ * (`math.exp(loss)` calls `float()`), and a tensor used as a slice bound (`x[:n]` calls
+ * `operator.index`).
  *
  * ## Why is this bad?
  * A Python number can only be made from the value on the host. `float(t)`, `bool(t)` and
@@ -57,6 +64,13 @@ export const sl103: Rule = {
         continue;
       }
       const qualified = model.imports.resolve(fieldOf(call, 'function')!);
+      if (qualified && MATH_FUNCTION.test(qualified) && args.length >= 1 && isDeviceTensor(model, args[0])) {
+        report({
+          node: call,
+          ...sl103BuiltinText({ model, node: call, builtin: qualified, argument: args[0] }),
+        });
+        continue;
+      }
       const method = methodCall(call);
       const torchBool = qualified && /^torch\.(allclose|equal)$/.test(qualified);
       const methodBool =
@@ -67,5 +81,26 @@ export const sl103: Rule = {
         ...sl103BoolText({ model, node: call, callee: torchBool ? qualified : `.${method!.name}()` }),
       });
     }
+    // `x[:n]` with a tensor `n`: Python converts the bound with `operator.index`, a host read.
+    for (const slice of sliceBounds(model)) {
+      report({
+        node: slice,
+        ...sl103BuiltinText({ model, node: slice, builtin: 'operator.index', argument: slice }),
+      });
+    }
   },
 };
+
+/** Device tensors used as the bounds of a slice (`x[:n]`, `x[a:b]`). */
+function sliceBounds(model: FileModel): SyntaxNode[] {
+  const found: SyntaxNode[] = [];
+  for (const subscript of model.nodes.subscript) {
+    for (const index of subscript.children) {
+      if (index.field !== 'subscript' || index.type !== 'slice') continue;
+      for (const bound of index.children)
+        if ((bound.type === 'identifier' || bound.type === 'call') && isDeviceTensor(model, bound))
+          found.push(bound);
+    }
+  }
+  return found;
+}

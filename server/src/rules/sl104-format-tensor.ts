@@ -1,6 +1,6 @@
 // SL104: printing or formatting a tensor (`print(t)`, `f"{t}"`, `str(t)`, `"%f" % t`) in a hot step.
 import type { SyntaxNode } from '../parse/syntax';
-import { methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { fieldOf, methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { stringInterpolations } from '../analysis/value-vocabulary';
 import { builtinCall, isDeviceTensor } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
@@ -16,7 +16,8 @@ const PRINTERS = new Set(['print', 'str', 'repr', 'format']);
  * Flags a tensor given to `print`, `str`, `repr`, `format`, `"...".format(...)`, `%`-formatting,
  * or an f-string field (`f"{loss}"`, `f"{loss:.4f}"`). `print(f"step {step}")` and `str(path)` are
  * not tensors and are never flagged; Lightning's `self.log("loss", loss)` does not format on the
- * host and is not flagged.
+ * host and is not flagged. Tensors inside a printed dict, list or tuple literal
+ * (`print({"loss": loss})`) are flagged too: the container's repr formats each one.
  *
  * ## Why is this bad?
  * Printing a CUDA tensor copies its values to the host (`str(t)` and `print(t)` are in the list
@@ -62,8 +63,12 @@ export const sl104: Rule = {
       if (!builtin && !formatsString) continue;
       const all = positionalArgs(call);
       const args = builtin === 'print' || formatsString ? all : all.slice(0, 1);
-      for (const arg of args)
+      for (const arg of args) {
         if (isDeviceTensor(model, arg)) flag(arg, builtin === 'print' ? 'Printing' : 'Formatting');
+        // `print({"loss": loss})`, `print([a, b])`: the container's repr formats each tensor.
+        for (const element of containerElements(arg))
+          if (isDeviceTensor(model, element)) flag(element, builtin === 'print' ? 'Printing' : 'Formatting');
+      }
     }
     for (const string of model.nodes.string) {
       for (const value of stringInterpolations(string)) {
@@ -86,4 +91,13 @@ function percentOperands(model: FileModel): SyntaxNode[] {
     for (const value of values) if (isDeviceTensor(model, value)) found.push(value);
   }
   return found;
+}
+
+/** The values of a dict, list, tuple or set literal (none for other expressions). */
+function containerElements(node: SyntaxNode): SyntaxNode[] {
+  const target = unwrap(node);
+  if (target.type === 'dictionary')
+    return target.children.filter((c) => c.type === 'pair').map((pair) => fieldOf(pair, 'value') ?? pair);
+  if (target.type === 'list' || target.type === 'tuple' || target.type === 'set') return target.children;
+  return [];
 }

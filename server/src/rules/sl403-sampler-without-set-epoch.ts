@@ -3,7 +3,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { fieldOf, keywordArg, walk } from '../analysis/syntax-helpers';
-import { callsTo, frameworkOwnsLoop, mentionsAttribute } from './distributed-helpers';
+import { callsTo, frameworkOwnsLoader, mentionsAttribute } from './distributed-helpers';
 import type { Fix, Rule } from './types';
 import { sl403Text } from './messages/sl4';
 
@@ -59,7 +59,7 @@ export const sl403: Rule = {
   summary:
     '`DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order every epoch.',
   check({ model, report }) {
-    if (frameworkOwnsLoop(model) || mentionsAttribute(model, /^set_epoch$/)) return;
+    if (frameworkOwnsLoader(model) || mentionsAttribute(model, /^set_epoch$/)) return;
     const samplers = callsTo(model, DISTRIBUTED_SAMPLER).filter(
       (call) => keywordArg(call, 'shuffle')?.text !== 'False',
     );

@@ -1,17 +1,14 @@
-// SL406: `dist.barrier()`, object collectives, or an all-reduce of a logged scalar on every
-// training step — a blocking round trip across all ranks each step.
-import type { SyntaxNode } from '../parse/syntax';
+// SL406: `dist.barrier()`, object collectives, or an all-reduce whose result the host reads,
+// on every training step — a blocking round trip across all ranks each step.
 import { keywordArg, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { calleeNames } from './distributed-helpers';
+import { firstHostReadAfter } from './host-reads';
 import type { Rule } from './types';
 import { sl406BarrierText, sl406ObjectText, sl406ScalarText } from './messages/sl4';
 
 const BLOCKING =
   /^torch\.distributed\.(barrier|all_gather_object|broadcast_object_list|gather_object|scatter_object_list|monitored_barrier)$/;
 const REDUCE = /^torch\.distributed\.(all_reduce|reduce)$/;
-/** Names of tensors that hold a scalar metric (the usual all-reduce-for-logging targets). */
-const SCALAR_NAME =
-  /(^|_)(loss|losses|acc|accuracy|correct|total|count|metric|metrics|num_tokens|ntokens|tokens_seen|perplexity|ppl)(_|$)/i;
 
 /**
  * A barrier, object collective or scalar all-reduce on every training step stalls all ranks.
@@ -19,9 +16,10 @@ const SCALAR_NAME =
  * ## What it does
  * Flags `dist.barrier()`, `dist.monitored_barrier()`, `all_gather_object`,
  * `broadcast_object_list`, `gather_object`, `scatter_object_list` (resolved under
- * `torch.distributed`), and `dist.all_reduce` / `dist.reduce` of a scalar metric (a tensor named
- * like a loss, accuracy, count or token total, or built with `torch.tensor(...)`) where the
- * statement runs every training step. Severity follows the role: warning in the step, information
+ * `torch.distributed`), and `dist.all_reduce` / `dist.reduce` of a tensor that the host then
+ * reads (`.item()`, `float()`, a truth test, printing) where both run every training step. A
+ * reduction whose result stays on the device (it scales gradients, or feeds
+ * `torch._assert_async`) costs no host sync and is not reported. Severity follows the role: warning in the step, information
  * under a logging guard (`if step % log_every == 0:` or rank-0), hint in evaluation, nothing in
  * setup. A scalar all-reduce under a logging guard is the recommended pattern and is not reported.
  *
@@ -87,20 +85,18 @@ export const sl406: Rule = {
       } else if (REDUCE.test(qualified)) {
         const tensor = positionalArgs(call)[0] ?? keywordArg(call, 'tensor');
         // Reducing an accumulated metric once per log interval is the recommended pattern: only the
-        // every-step reduction is reported.
-        if (!tensor || !isScalarMetric(tensor) || model.roleOf(call) !== 'hot') continue;
+        // every-step reduction is reported, and only where the host then reads the result (a
+        // reduction that feeds device code, such as `torch._assert_async`, costs no host sync).
+        if (!tensor || model.roleOf(call) !== 'hot') continue;
+        const target = unwrap(tensor);
+        if (target.type !== 'identifier' && target.type !== 'attribute') continue;
+        const read = firstHostReadAfter({ model, after: call, name: target.text });
+        if (!read || model.roleOf(read) !== 'hot') continue;
         report({
           node: call,
-          ...sl406ScalarText({ name, tensor: tensor.text }),
+          ...sl406ScalarText({ name, tensor: tensor.text, readLine: read.start.line + 1 }),
         });
       }
     }
   },
 };
-
-function isScalarMetric(tensor: SyntaxNode): boolean {
-  const target = unwrap(tensor);
-  if (target.type === 'call') return /^torch\.tensor\(|^torch\.as_tensor\(/.test(target.text);
-  const name = target.type === 'attribute' ? target.text.split('.').pop()! : target.text;
-  return target.type === 'identifier' || target.type === 'attribute' ? SCALAR_NAME.test(name) : false;
-}

@@ -1,7 +1,7 @@
 // SL501: a DataLoader feeding a CUDA device from the main process or from pageable memory.
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, hasSplat, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
-import { callsTo, frameworkOwnsLoop } from './distributed-helpers';
+import { callsTo, frameworkOwnsLoader } from './distributed-helpers';
 import { loopsOverLoader, movesBatchToCuda } from './pipeline-helpers';
 import type { Fix, Rule } from './types';
 import { sl501Text } from './messages/sl5';
@@ -59,7 +59,7 @@ export const sl501: Rule = {
   severity: 'information',
   summary: 'A DataLoader feeding a GPU with `num_workers=0` or without `pin_memory=True`.',
   check({ model, report }) {
-    if (frameworkOwnsLoop(model)) return;
+    if (frameworkOwnsLoader(model)) return;
     const fedLoaders = new Set(
       loopsOverLoader(model)
         .filter((entry) => entry.hot && movesBatchToCuda(model, entry))

@@ -68,6 +68,11 @@ export function syncCost(model: FileModel, node: SyntaxNode): string {
   const guard = model.guardOf(node);
   if (guard?.kind === 'opt-in')
     return `It runs only when \`${guard.flag}\` is set, which is off by default; when on, it stalls every step.`;
+  if (guard?.kind === 'after-sync')
+    return (
+      'It comes right after an explicit synchronize, so no kernel is queued and it adds almost nothing; ' +
+      'the synchronize before it is the stall.'
+    );
   switch (model.roleOf(node)) {
     case 'logging':
       return 'This runs once per log interval, so the stall is amortised and usually fine.';

@@ -101,14 +101,14 @@ export function sl406ObjectText(input: { name: string; when: string }): RuleText
 }
 
 /** SL406: a per-step all-reduce of a scalar metric. */
-export function sl406ScalarText(input: { name: string; tensor: string }): RuleText {
-  const { name, tensor } = input;
+export function sl406ScalarText(input: { name: string; tensor: string; readLine: number }): RuleText {
+  const { name, tensor, readLine } = input;
   return {
-    message: `${code(`dist.${name}`, 'This collective', 30)} of a scalar every step makes all ranks meet each step.`,
+    message: `${code(`dist.${name}`, 'This collective', 30)} every step, read on the host at line ${readLine}: all ranks stall.`,
     detail:
-      `\`dist.${name}\` of the scalar \`${tensor.slice(0, 40)}\` every training step: a latency-bound ` +
-      'collective that makes all ranks meet each step, usually followed by a host sync to read it. ' +
-      'Accumulate the metric on the device and reduce it once per log interval.',
+      `\`dist.${name}\` of \`${tensor.slice(0, 40)}\` every training step, and the host reads the result at ` +
+      `line ${readLine}: a latency-bound collective plus a host sync, so every rank waits each step. ` +
+      'Accumulate the metric on the device and reduce and read it once per log interval.',
   };
 }
 
