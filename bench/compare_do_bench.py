@@ -165,18 +165,34 @@ def _median(value: Any) -> float:
     return float(value[0] if isinstance(value, (list, tuple)) else value)
 
 
+def _median_of(bench: Callable[..., Any], step: Callable[[], None], reset: List[torch.Tensor],
+               notes: List[str]) -> float:
+    """The median from a triton bench function, across its signatures: `quantiles` (triton >= 2.1),
+    `percentiles` (triton 2.0), or neither (an early do_bench_cudagraph returns the mean)."""
+    grads = reset or None
+    try:
+        return _median(bench(step, grad_to_none=grads, quantiles=[0.5]))
+    except TypeError:
+        pass
+    try:
+        return _median(bench(step, grad_to_none=grads, percentiles=(0.5,)))
+    except TypeError:
+        notes.append(f"{bench.__name__} returns the mean in this triton, not the median")
+        return _median(bench(step, grad_to_none=grads))
+
+
 def triton_medians(step: Callable[[], None], reset: List[torch.Tensor]) -> tuple:
     """(do_bench median ms, do_bench_cudagraph median ms or None, notes)."""
     import triton.testing as tt
 
     notes: List[str] = []
-    do_bench_ms = _median(tt.do_bench(step, grad_to_none=reset or None, quantiles=[0.5]))
+    do_bench_ms = _median_of(tt.do_bench, step, reset, notes)
     cudagraph_ms = None
     if hasattr(tt, "do_bench_cudagraph"):
         try:
             # NOTE: graph capture is refused on the default stream, so do_bench_cudagraph runs on a side stream.
             with torch.cuda.stream(torch.cuda.Stream()):
-                cudagraph_ms = _median(tt.do_bench_cudagraph(step, grad_to_none=reset or None, quantiles=[0.5]))
+                cudagraph_ms = _median_of(tt.do_bench_cudagraph, step, reset, notes)
         except Exception as exc:  # capture fails for some steps; the row says why
             notes.append(f"do_bench_cudagraph failed: {one_line(exc)}")
             torch.cuda.synchronize()

@@ -27,8 +27,9 @@ function readSettings(): ClusterSettings {
   };
 }
 
-function refresh(item: vscode.StatusBarItem): void {
+function refresh(item: vscode.StatusBarItem, output?: vscode.LogOutputChannel): void {
   const resolved = resolveClusterProfile(readSettings());
+  if (!resolved.ok) output?.warn(`Configuration problem: the cluster profile is invalid: ${resolved.error}`);
   if (resolved.ok) {
     item.text = `$(server) ${resolved.profile.label}`;
     item.tooltip = `Shardlens cluster profile: ${resolved.profile.label}\nClick to change.`;
@@ -108,7 +109,10 @@ async function selectClusterProfile(): Promise<void> {
  * Creates the cluster-profile status-bar item (the caller decides when it shows) and
  * registers `shardlens.selectClusterProfile`.
  */
-export function registerClusterPicker(context: vscode.ExtensionContext): vscode.StatusBarItem {
+export function registerClusterPicker(
+  context: vscode.ExtensionContext,
+  output?: vscode.LogOutputChannel,
+): vscode.StatusBarItem {
   const item = vscode.window.createStatusBarItem(
     'shardlens.clusterProfile',
     vscode.StatusBarAlignment.Right,
@@ -116,7 +120,7 @@ export function registerClusterPicker(context: vscode.ExtensionContext): vscode.
   );
   item.name = 'Shardlens Cluster Profile';
   item.command = COMMAND;
-  refresh(item);
+  refresh(item, output);
   context.subscriptions.push(
     item,
     vscode.commands.registerCommand(COMMAND, async () => {
@@ -129,7 +133,7 @@ export function registerClusterPicker(context: vscode.ExtensionContext): vscode.
       }
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SECTION)) refresh(item);
+      if (e.affectsConfiguration(SECTION)) refresh(item, output);
     }),
   );
   return item;

@@ -94,7 +94,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         : Promise.reject(new Error('the Shardlens server is not running')),
   };
   registerBenchmarkCommands(context, forwardingClient, output);
-  const clusterItem = registerClusterPicker(context);
+  const clusterItem = registerClusterPicker(context, output);
   showForPythonEditors(context, [status, clusterItem]);
   registerRuleDocs(context, output);
   context.subscriptions.push(

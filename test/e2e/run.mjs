@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { buildSuite, runSuiteInCodeServer } from './lib/ext-host.mjs';
 import { launchBrowser, openWorkbench, runCommand, screenshot } from './lib/workbench.mjs';
 import { uiScenarios } from './scenarios/ui.mjs';
+import { editorScenarios } from './scenarios/editor.mjs';
 import { cleanup, outputDir, setup, startUiServer, timed } from './setup.mjs';
 import { prepareWorkspace, repoRoot } from './workspace.mjs';
 uiScenarios.push(...(await import('./scenarios/benchmark-scenarios.mjs')).benchmarkScenarios);
@@ -31,7 +32,7 @@ function record(result) {
 }
 
 async function runUiScenarios(ctx) {
-  const scenarios = uiScenarios.filter((s) => selected(s.name));
+  const scenarios = [...uiScenarios, ...editorScenarios].filter((s) => selected(s.name));
   if (scenarios.length === 0) return;
   const folder = prepareWorkspace({ dir: join(ctx.runDir, 'workspace-ui') });
   const server = await timed(timings, 'ui server start', () => startUiServer({ ctx, folder }));

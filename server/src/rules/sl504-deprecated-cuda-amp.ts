@@ -28,14 +28,18 @@ const AMP_SINCE: Record<string, string> = { GradScaler: '2.3', autocast: '1.13' 
  *
  * ## What it does
  * Flags calls of `torch.cuda.amp.autocast` and `torch.cuda.amp.GradScaler` in any import spelling
- * (`from torch.cuda.amp import autocast, GradScaler` included).
+ * (`from torch.cuda.amp import autocast, GradScaler` included). Silent when the workspace's
+ * PyTorch is known to be older than 2.4 (nothing is deprecated there): the version comes from
+ * `shardlens.torchVersion`, `[tool.shardlens] torch-version`, the selected interpreter's torch,
+ * or a `torch>=X` pin in `[project] dependencies`.
  *
  * ## Why is this bad?
  * Since PyTorch 2.4 both are deprecated: each call site emits a `FutureWarning`
  * ("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda',
  * args...)` instead.") and they are slated for removal. The device-generic
- * `torch.amp.autocast(device_type, ...)` (since 1.10) and `torch.amp.GradScaler(device, ...)`
- * (since 2.3) work the same on CUDA, ROCm, XPU and CPU. No performance cost; the risk is a future
+ * `torch.amp.autocast(device_type, ...)` (present in 1.13, the oldest release Shardlens supports)
+ * and `torch.amp.GradScaler(device, ...)` (since 2.3; PyTorch 2.3 docs, `torch.cuda.amp.GradScaler`
+ * "is equivalent to `torch.amp.GradScaler("cuda", args...)`") work the same on CUDA, ROCm, XPU and CPU. No performance cost; the risk is a future
  * upgrade that breaks the script.
  *
  * ## Example
@@ -57,7 +61,8 @@ const AMP_SINCE: Record<string, string> = { GradScaler: '2.3', autocast: '1.13' 
  * `torch.amp.X("cuda", ...)`, keeping the arguments. No fix for positional arguments (the first
  * positional of `torch.cuda.amp.autocast` is `enabled`, but the second of `torch.amp.autocast` is
  * `dtype`) or for names imported with `from torch.cuda.amp import ...` (the import would have to
- * change too).
+ * change too). Each fix's title names the PyTorch it needs (`GradScaler`: 2.3, `autocast`:
+ * 1.13); "Fix all" applies it only when the workspace's torch is known to be at least that.
  */
 export const sl504: Rule = {
   code: 'SL504',

@@ -20,7 +20,15 @@ export function code(text: string, fallback: string, maxChars = 20): string {
   return text.length <= maxChars && !text.includes('\n') ? `\`${text}\`` : fallback;
 }
 
-/** How often a statement runs, for messages: `every training step`, `once per log interval`, ... */
+/** The first candidate message under {@link MAX_MESSAGE_CHARS} (the last one when none is). */
+export function firstFitting(...candidates: string[]): string {
+  return candidates.find((m) => m.length < MAX_MESSAGE_CHARS) ?? candidates[candidates.length - 1];
+}
+
+/**
+ * How often a statement runs, for messages: `every training step`, `every step on rank 0`,
+ * `only if opt-in \`flag\` is on`, `once per log interval`, `in an evaluation loop`.
+ */
 export function howOften(model: FileModel, node: SyntaxNode): string {
   const guard = model.guardOf(node);
   if (guard?.kind === 'opt-in')

@@ -3,7 +3,7 @@
 import type { FileModel } from '../../analysis/file-model';
 import type { SyntaxNode } from '../../parse/syntax';
 import { displayName, syncCost } from '../sync-helpers';
-import { code, howOften, type RuleText } from './common';
+import { code, firstFitting, howOften, type RuleText } from './common';
 
 interface At {
   model: FileModel;
@@ -13,7 +13,10 @@ interface At {
 /** SL101: `.item()` on a device tensor. */
 export function sl101Text({ model, node, receiver }: At & { receiver: SyntaxNode }): RuleText {
   return {
-    message: `\`.item()\` on ${code(receiver.text, 'a tensor')} makes the host wait for the GPU ${howOften(model, node)}.`,
+    message: firstFitting(
+      `\`.item()\` on ${code(receiver.text, 'a tensor')} makes the host wait for the GPU ${howOften(model, node)}.`,
+      `\`.item()\` makes the host wait for the GPU ${howOften(model, node)}.`,
+    ),
     detail:
       `\`.item()\` on ${displayName(receiver)} waits for the GPU: every queued kernel must finish before the ` +
       `value reaches the host. ${syncCost(model, node)} Keep a running sum on the device ` +
@@ -26,7 +29,11 @@ export function sl102Text(input: At & { spelled: string; receiver: SyntaxNode })
   const { model, node, spelled, receiver } = input;
   const copy = spelled.length <= 20 ? spelled : 'This copy';
   return {
-    message: `${copy} moves ${code(receiver.text, 'a tensor')} to the host, a GPU sync ${howOften(model, node)}.`,
+    message: firstFitting(
+      `${copy} moves ${code(receiver.text, 'a tensor')} to the host, a GPU sync ${howOften(model, node)}.`,
+      `${copy} copies to the host, a GPU sync ${howOften(model, node)}.`,
+      `A copy to the host, a GPU sync ${howOften(model, node)}.`,
+    ),
     detail:
       `${spelled} copies ${displayName(receiver)} to the host and blocks until every queued kernel has ` +
       `finished. ${syncCost(model, node)} Keep the values on the device (accumulate there) and copy ` +
@@ -38,7 +45,10 @@ export function sl102Text(input: At & { spelled: string; receiver: SyntaxNode })
 export function sl103BuiltinText(input: At & { builtin: string; argument: SyntaxNode }): RuleText {
   const { model, node, builtin, argument } = input;
   return {
-    message: `\`${builtin}()\` of ${code(argument.text, 'a tensor')} reads it on the host, a GPU sync ${howOften(model, node)}.`,
+    message: firstFitting(
+      `\`${builtin}()\` of ${code(argument.text, 'a tensor')} reads it on the host, a GPU sync ${howOften(model, node)}.`,
+      `\`${builtin}()\` of a tensor is a GPU sync ${howOften(model, node)}.`,
+    ),
     detail:
       `\`${builtin}()\` of ${displayName(argument)} reads the value on the host, so the CPU waits for ` +
       `every queued kernel. ${syncCost(model, node)} Keep it a tensor (\`.detach()\`) and convert once ` +
@@ -49,7 +59,10 @@ export function sl103BuiltinText(input: At & { builtin: string; argument: Syntax
 /** SL103: a call returning a Python bool from tensors (`torch.allclose`, `.equal()`, ...). */
 export function sl103BoolText({ model, node, callee }: At & { callee: string }): RuleText {
   return {
-    message: `${code(callee, 'This call', 24)} returns a Python bool, a GPU sync ${howOften(model, node)}.`,
+    message: firstFitting(
+      `${code(callee, 'This call', 24)} returns a Python bool, a GPU sync ${howOften(model, node)}.`,
+      `A Python bool from tensors is a GPU sync ${howOften(model, node)}.`,
+    ),
     detail:
       `${callee} returns a Python bool, so the CPU waits for every queued kernel to produce it. ` +
       `${syncCost(model, node)} Compare on the device (\`torch.isclose(a, b).all()\`) and read the flag ` +
@@ -60,7 +73,10 @@ export function sl103BoolText({ model, node, callee }: At & { callee: string }):
 /** SL104: printing or formatting a device tensor (`how`: `Printing`, `The f-string field`, ...). */
 export function sl104Text({ model, node, how }: At & { how: string }): RuleText {
   return {
-    message: `${how} ${code(node.text, 'a tensor')} copies it to the host, a GPU sync ${howOften(model, node)}.`,
+    message: firstFitting(
+      `${how} ${code(node.text, 'a tensor')} copies it to the host, a GPU sync ${howOften(model, node)}.`,
+      `${how} a tensor is a GPU sync ${howOften(model, node)}.`,
+    ),
     detail:
       `${how} ${displayName(node)} converts it to text on the host, so the CPU waits for every queued ` +
       `kernel. ${syncCost(model, node)} Format it inside a log-interval branch, or log a device-side ` +
@@ -71,7 +87,10 @@ export function sl104Text({ model, node, how }: At & { how: string }): RuleText 
 /** SL105: a branch condition that is a tensor (`where`: `This \`if\``, ...). */
 export function sl105Text({ model, node, where }: At & { where: string }): RuleText {
   return {
-    message: `Branching on tensor ${code(node.text, 'values')} calls \`bool()\`, a GPU sync ${howOften(model, node)}.`,
+    message: firstFitting(
+      `Branching on tensor ${code(node.text, 'values')} calls \`bool()\`, a GPU sync ${howOften(model, node)}.`,
+      `Branching on a tensor is a GPU sync ${howOften(model, node)}.`,
+    ),
     detail:
       `${where} tests ${displayName(node)}, a tensor: Python calls \`bool()\` on it and the CPU waits ` +
       `for every queued kernel. ${syncCost(model, node)} Keep the decision on the device ` +
@@ -83,7 +102,10 @@ export function sl105Text({ model, node, where }: At & { where: string }): RuleT
 export function sl106Text({ model, node, what }: At & { what: string }): RuleText {
   const subject = what.length <= 26 ? what : 'This operation';
   return {
-    message: `${subject} has a value-dependent output size, a GPU sync ${howOften(model, node)}.`,
+    message: firstFitting(
+      `${subject} has a value-dependent output size, a GPU sync ${howOften(model, node)}.`,
+      `A value-dependent output size is a GPU sync ${howOften(model, node)}.`,
+    ),
     detail:
       `${what} has an output size that depends on the tensor's values, so the host waits for the GPU to ` +
       `count them. ${syncCost(model, node)} Keep shapes static: \`torch.where(mask, x, 0)\`, multiply ` +
@@ -95,7 +117,10 @@ export function sl106Text({ model, node, what }: At & { what: string }): RuleTex
 export function sl107Text({ model, node, what }: At & { what: string }): RuleText {
   const subject = what.length <= 28 ? what : '`synchronize()`';
   return {
-    message: `${subject} blocks the host until queued kernels finish, ${howOften(model, node)}.`,
+    message: firstFitting(
+      `${subject} blocks the host until queued kernels finish, ${howOften(model, node)}.`,
+      `${subject} blocks the host ${howOften(model, node)}.`,
+    ),
     detail:
       `${what} blocks the host until the queued kernels finish. ${syncCost(model, node)} Remove it from ` +
       `the step, or time with CUDA events and read them once per log interval.`,
@@ -105,7 +130,10 @@ export function sl107Text({ model, node, what }: At & { what: string }): RuleTex
 /** SL108: a CUDA tensor built from a Python value. */
 export function sl108Text({ model, node }: At): RuleText {
   return {
-    message: `A CUDA tensor from a Python value is a blocking host copy, ${howOften(model, node)}.`,
+    message: firstFitting(
+      `A CUDA tensor from a Python value is a blocking host copy, ${howOften(model, node)}.`,
+      `A CUDA tensor from a Python value blocks ${howOften(model, node)}.`,
+    ),
     detail:
       `Creating a CUDA tensor from a Python value copies it from pageable host memory, a blocking copy ` +
       `that waits for the queued kernels. ${syncCost(model, node)} Use \`torch.full((), value, ` +
