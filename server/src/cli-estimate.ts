@@ -1,16 +1,21 @@
-// `shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision P] [--batch B]
-// [--seq T] [--format text|json]`: parameter counts, memory per GPU and communication per step
-// for each nn.Module class of a file, with settings from the nearest pyproject (flags win).
+// `shardlens estimate PATH [--class NAME] [--batch B] [--seq T | --input-shape C,H,W]
+// [--precision P] [--optimizer O] [--checkpointing] [--gpus N] [--strategy S] [--format text|json]`:
+// parameter counts, memory per GPU and communication per step for each nn.Module class of a file.
+// Flags win over what the script shows, which wins over the nearest pyproject's settings.
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildFileModel } from './analysis/file-model';
 import { loadPyprojectFor } from './config/pyproject';
 import { mergeSettings, type PartialSettings } from './config/settings';
 import {
+  OPTIMIZERS,
+  PRECISIONS,
   STRATEGIES,
   formatBytes,
   formatParams,
   formatSeconds,
+  type OptimizerId,
+  type PrecisionId,
   type StrategyId,
   type TrainingEstimate,
 } from './estimate';
@@ -18,9 +23,12 @@ import {
   STRATEGY_LABELS,
   assumptionsLine,
   estimatesFor,
+  lowerBoundCauses,
   modelInputOf,
   setupFor,
   withFirst,
+  type EstimateSetup,
+  type SetupOverrides,
 } from './features/estimate-context';
 import {
   MODEL_OPTIONS_USAGE,
@@ -44,18 +52,43 @@ interface Options {
   className?: string;
   gpus?: number;
   strategy?: StrategyId;
-  precision?: string;
-  batch?: number;
-  seq?: number;
+  overrides: SetupOverrides;
   format: 'text' | 'json';
+  help?: boolean;
   model: ModelOptions;
 }
 
 class UsageError extends Error {}
 
 const USAGE =
-  'usage: shardlens estimate PATH [--class NAME] [--gpus N] [--strategy S] [--precision fp32|bf16|fp16|bf16-pure] [--batch B] [--seq T] [--format text|json] ' +
+  'usage: shardlens estimate PATH [--class NAME] [--batch B] [--seq T | --input-shape C,H,W] ' +
+  `[--precision ${PRECISIONS.join('|')}] [--optimizer ${OPTIMIZERS.join('|')}] [--checkpointing] ` +
+  '[--gpus N] [--strategy S] [--format text|json] ' +
   MODEL_OPTIONS_USAGE;
+
+const HELP = `${USAGE}
+
+Parameters, memory per GPU (weights, gradients, optimizer state, activations, peak) and
+communication per step for each nn.Module class in PATH.
+
+  --class NAME        only this class
+  --batch B           micro-batch per GPU (default: the script's batch_size, else settings)
+  --seq T             sequence length (wins over the script and the config's block_size)
+  --input-shape C,H,W image input for convnets and ViTs (default: the script's transforms, else 3,224,224)
+  --precision P       fp32; amp-bf16/amp-fp16 (torch.autocast, fp32 weights and grads);
+                      bf16/fp16 (16-bit weights, fp32 master in the optimizer); bf16-pure
+  --optimizer O       ${OPTIMIZERS.join(', ')}
+  --checkpointing     activation checkpointing around each repeated block
+  --gpus N            data-parallel GPUs (fills nodes of the settings' GPUs per node)
+  --strategy S        ${STRATEGIES.join(', ')}
+  --format text|json  JSON: classes[].params.total, classes[].memoryBytes[<strategy>].peak and parts
+  --config k=v,...    constructor config values (see the usage line); --ctor "Cls(...)" builds one model
+  --help              this text
+
+Without a flag, values come from the script (torch.autocast, the optimizer it builds,
+checkpoint() in forward, batch_size/block_size assignments), then from [tool.shardlens]
+in the nearest pyproject.toml, then defaults. The output says which is which.
+`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -64,8 +97,26 @@ function positiveInt(flag: string, value: string | undefined): number {
   return n;
 }
 
+function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value ?? ''))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got ${value ?? 'nothing'}`);
+  return value as T;
+}
+
+function imageShape(value: string | undefined): [number, number, number] {
+  const dims = (value ?? '').split(/[,x×]/).map(Number);
+  if (dims.length !== 3 || dims.some((d) => !Number.isInteger(d) || d < 1))
+    throw new UsageError(`--input-shape needs C,H,W (e.g. 3,224,224), got ${value ?? 'nothing'}`);
+  return dims as [number, number, number];
+}
+
 function parseArgs(argv: string[]): Options {
-  const options: Partial<Options> = { format: 'text', model: {} };
+  const options: Partial<Options> & { overrides: SetupOverrides } = {
+    format: 'text',
+    overrides: {},
+    model: {},
+  };
+  const o = options.overrides;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const [flag, inline] =
@@ -79,6 +130,10 @@ function parseArgs(argv: string[]): Options {
       throw new UsageError((error as Error).message);
     }
     switch (flag) {
+      case '--help':
+      case '-h':
+        options.help = true;
+        break;
       case '--class':
         options.className = value();
         if (!options.className) throw new UsageError('--class needs a class name');
@@ -86,40 +141,38 @@ function parseArgs(argv: string[]): Options {
       case '--gpus':
         options.gpus = positiveInt(flag, value());
         break;
-      case '--strategy': {
-        const s = value();
-        if (!(STRATEGIES as readonly string[]).includes(s ?? ''))
-          throw new UsageError(`--strategy must be one of ${STRATEGIES.join(', ')}, got ${s ?? 'nothing'}`);
-        options.strategy = s as StrategyId;
+      case '--strategy':
+        options.strategy = choice(flag, value(), STRATEGIES);
         break;
-      }
-      case '--precision': {
-        const p = value();
-        if (!['fp32', 'bf16', 'fp16', 'bf16-pure'].includes(p ?? ''))
-          throw new UsageError(`--precision must be fp32, bf16, fp16 or bf16-pure, got ${p ?? 'nothing'}`);
-        options.precision = p;
+      case '--precision':
+        o.precision = choice<PrecisionId>(flag, value(), PRECISIONS);
         break;
-      }
+      case '--optimizer':
+        o.optimizer = choice<OptimizerId>(flag, value(), OPTIMIZERS);
+        break;
+      case '--checkpointing':
+        o.checkpointing = true;
+        break;
       case '--batch':
-        options.batch = positiveInt(flag, value());
+        o.batch = positiveInt(flag, value());
         break;
       case '--seq':
-        options.seq = positiveInt(flag, value());
+        o.seq = positiveInt(flag, value());
         break;
-      case '--format': {
-        const f = value();
-        if (f !== 'text' && f !== 'json')
-          throw new UsageError(`--format must be text or json, got ${f ?? 'nothing'}`);
-        options.format = f;
+      case '--input-shape':
+        o.imageShape = imageShape(value());
         break;
-      }
+      case '--format':
+        options.format = choice(flag, value(), ['text', 'json'] as const);
+        break;
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
         if (options.path) throw new UsageError(`one PATH only (got ${options.path} and ${arg})`);
         options.path = arg;
     }
   }
-  if (!options.path) throw new UsageError('missing PATH');
+  if (o.seq && o.imageShape) throw new UsageError('give --seq or --input-shape, not both');
+  if (!options.path && !options.help) throw new UsageError('missing PATH');
   return options as Options;
 }
 
@@ -133,10 +186,24 @@ function flagSettings(options: Options, gpusPerNode: number): PartialSettings {
   }
   const estimate: PartialSettings['estimate'] = {};
   if (options.strategy) estimate.strategy = options.strategy;
-  if (options.precision) estimate.precision = options.precision;
-  if (options.batch) estimate.batchSize = options.batch;
-  if (options.seq) estimate.sequenceLength = options.seq;
   return { cluster, estimate };
+}
+
+/** Bytes per GPU of one strategy in the JSON output. */
+interface MemoryReport {
+  weights: number;
+  grads: number;
+  optimizer: number;
+  activations: number;
+  /** DDP gradient buckets (more than one GPU only). */
+  buffers: number;
+  /** Registered buffers of the model (masks, running statistics). */
+  modelBuffers: number;
+  /** Short-lived bytes in the peak: backward transient, gathered layers. */
+  transient: number;
+  peak: number;
+  /** True when part of the model is unknown: these are the known part's bytes. */
+  lowerBound: boolean;
 }
 
 /** One class of the JSON output. */
@@ -145,10 +212,11 @@ interface ClassReport {
   file: string;
   line: number;
   params: { total: number | null; known: number; lowerBound: boolean; trainable: number; buffers: number };
-  memoryBytes: Record<
-    string,
-    { weights: number; grads: number; optimizer: number; activations: number; peak: number }
-  >;
+  /** Why the figures are a lower bound, one line per cause (empty when exact). */
+  lowerBoundCauses: string[];
+  /** The setup used, each value with where it came from (flag, the script, settings). */
+  setup: Record<string, { value: string | number | boolean; source: string }>;
+  memoryBytes: Record<string, MemoryReport>;
   comm: Record<string, { collective: string; bytesPerStep: number; secondsPerStep: number | null }>;
   assumptions: string[];
 }
@@ -161,6 +229,10 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
   } catch (error) {
     io.stderr(`shardlens estimate: ${(error as Error).message}\n${USAGE}\n`);
     return 2;
+  }
+  if (options.help) {
+    io.stdout(HELP);
+    return 0;
   }
   const path = resolve(io.cwd, options.path);
   let text: string;
@@ -201,11 +273,12 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
     }
   }
   const reports = trees.map((tree) => {
-    const setup = setupFor({ settings, evaluation, tree });
+    const setup = setupFor({ settings, evaluation, tree, overrides: options.overrides });
     const strategies = withFirst(setup.strategy, STRATEGIES);
-    const input = modelInputOf(tree);
+    const input = modelInputOf(tree, { setup, workspace });
     const estimates = input ? estimatesFor({ model: input, setup, strategies }) : [];
-    return { tree, report: classReport({ tree, path, estimates, line: assumptionsLine(setup) }) };
+    const causes = input?.lowerBoundCauses ?? lowerBoundCauses(tree);
+    return { tree, report: classReport({ tree, path, estimates, setup, causes }) };
   });
   if (options.format === 'json')
     io.stdout(`${JSON.stringify({ classes: reports.map((r) => r.report) }, null, 2)}\n`);
@@ -217,13 +290,28 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
   return 0;
 }
 
+function setupReport(setup: EstimateSetup): ClassReport['setup'] {
+  const s = setup.sources;
+  const out: ClassReport['setup'] = {
+    precision: { value: setup.precision, source: s.precision },
+    optimizer: { value: setup.optimizer, source: s.optimizer },
+    checkpointing: { value: setup.checkpointing, source: s.checkpointing },
+    batch: { value: setup.batch.value, source: setup.batch.source },
+    seq: { value: setup.seq.value, source: setup.seq.source },
+  };
+  if (setup.imageShape)
+    out.inputShape = { value: setup.imageShape.join(','), source: s.imageShape ?? 'flag' };
+  return out;
+}
+
 function classReport(input: {
   tree: ModuleTree;
   path: string;
   estimates: TrainingEstimate[];
-  line: string;
+  setup: EstimateSetup;
+  causes: string[];
 }): ClassReport {
-  const { tree, path, estimates } = input;
+  const { tree, path, estimates, setup, causes } = input;
   const report: ClassReport = {
     name: tree.name,
     file: path,
@@ -235,12 +323,12 @@ function classReport(input: {
       trainable: tree.params.trainable,
       buffers: tree.params.buffers,
     },
+    lowerBoundCauses: causes,
+    setup: setupReport(setup),
     memoryBytes: {},
     comm: {},
-    assumptions: [...tree.assumptions, input.line.replace(/^Assumptions: /, '')],
+    assumptions: [...tree.assumptions, ...setup.notes, assumptionsLine(setup).replace(/^Assumptions: /, '')],
   };
-  // One line per distinct cause (a block repeated 12 times says it once).
-  for (const cause of tree.causes) report.assumptions.push(`unknown: ${cause.replace(/`/g, '')}`);
   for (const e of estimates) {
     const m = e.memory;
     report.memoryBytes[e.strategy] = {
@@ -248,7 +336,11 @@ function classReport(input: {
       grads: m.grads,
       optimizer: m.optimizer,
       activations: m.activations,
+      buffers: m.buffers,
+      modelBuffers: m.modelBuffers,
+      transient: m.transient,
       peak: m.peak,
+      lowerBound: e.lowerBound,
     };
     report.comm[e.strategy] = {
       collective: e.comm.map((c) => c.collective).join(' + ') || 'none',
@@ -256,14 +348,15 @@ function classReport(input: {
       secondsPerStep: e.comm.length ? e.commSecondsPerStep : 0,
     };
   }
-  if (estimates[0]) report.assumptions.push(...estimates[0].assumptions);
+  if (estimates[0])
+    report.assumptions.push(...estimates[0].assumptions.filter((a) => !a.startsWith('lower bound: ')));
   return report;
 }
 
 function textReport(tree: ModuleTree, report: ClassReport): string {
   const count =
     report.params.total === null
-      ? `≥ ${formatParams(tree.params.known)} params + unknown`
+      ? `≥ ${formatParams(tree.params.known)} params (the known part)`
       : `${formatParams(report.params.total)} params (${report.params.total.toLocaleString('en-US')}), ${formatParams(report.params.trainable)} trainable, ${formatParams(report.params.buffers)} buffer elements`;
   const lines = [`${report.name} (${report.file}:${report.line}): ${count}`];
   for (const [strategy, m] of Object.entries(report.memoryBytes)) {
@@ -271,10 +364,13 @@ function textReport(tree: ModuleTree, report: ClassReport): string {
     const comm = c.bytesPerStep
       ? `${formatBytes(c.bytesPerStep)}/step${c.secondsPerStep === null ? '' : ` ≈ ${formatSeconds(c.secondsPerStep)}`}`
       : 'no comm';
+    const ge = m.lowerBound ? '≥ ' : '';
     lines.push(
-      `  ${STRATEGY_LABELS[strategy as StrategyId].padEnd(14)} weights ${formatBytes(m.weights)}, grads ${formatBytes(m.grads)}, optimizer ${formatBytes(m.optimizer)}, activations ${formatBytes(m.activations)}, peak ${formatBytes(m.peak)}/GPU; ${comm}`,
+      `  ${STRATEGY_LABELS[strategy as StrategyId].padEnd(14)} weights ${formatBytes(m.weights)}, grads ${formatBytes(m.grads)}, optimizer ${formatBytes(m.optimizer)}, activations ${ge}${formatBytes(m.activations)}, peak ${ge}${formatBytes(m.peak)}/GPU; ${comm}`,
     );
   }
+  if (report.lowerBoundCauses.length)
+    lines.push('  lower bound because:', ...report.lowerBoundCauses.map((c) => `    - ${c}`));
   lines.push(...report.assumptions.map((a) => `  - ${a}`));
   return `${lines.join('\n')}\n`;
 }

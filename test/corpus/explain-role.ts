@@ -39,6 +39,8 @@ async function main(): Promise<void> {
     });
   }
   for (let loop = model.roles.enclosingLoop(found); loop; loop = model.roles.enclosingLoop(loop))
-    process.stdout.write(`loop at ${loop.start.line + 1} hot=${model.roles.isHotLoop(loop)}\n`);
+    process.stdout.write(
+      `loop at ${loop.start.line + 1} hot=${model.roles.isHotLoop(loop)} ${JSON.stringify([...(model.roles as any).steps.effectsOfLoop(loop).effects])}\n`,
+    );
 }
 void main();

@@ -47,6 +47,8 @@ test('JSON: exact shape, integer bytes, requested strategy first', async () => {
     'file',
     'line',
     'params',
+    'lowerBoundCauses',
+    'setup',
     'memoryBytes',
     'comm',
     'assumptions',
@@ -63,27 +65,109 @@ test('JSON: exact shape, integer bytes, requested strategy first', async () => {
   assert.equal(Object.keys(gpt.comm)[0], 'zero3');
   assert.ok(Object.keys(gpt.memoryBytes).includes('fsdp-full'));
   for (const memory of Object.values(gpt.memoryBytes)) {
-    assert.deepEqual(Object.keys(memory), ['weights', 'grads', 'optimizer', 'activations', 'peak']);
-    for (const bytes of Object.values(memory)) assert.ok(Number.isInteger(bytes) && bytes >= 0);
+    assert.deepEqual(Object.keys(memory), [
+      'weights',
+      'grads',
+      'optimizer',
+      'activations',
+      'buffers',
+      'modelBuffers',
+      'transient',
+      'peak',
+      'lowerBound',
+    ]);
+    assert.equal(memory.lowerBound, false);
+    for (const [key, bytes] of Object.entries(memory))
+      if (key !== 'lowerBound') assert.ok(Number.isInteger(bytes) && bytes >= 0, key);
   }
   assert.ok(Number.isInteger(gpt.comm.zero3.bytesPerStep) && gpt.comm.zero3.bytesPerStep > 0);
   assert.match(gpt.comm.zero3.collective, /AllGather/);
   assert.ok(gpt.assumptions.some((a) => a.includes('16 GPUs')));
 });
 
-test('JSON: an unknown count is null with the reason in assumptions', async () => {
+test('JSON: an unknown count is null; memory is still given for the known part, marked as a lower bound', async () => {
   const { code, out } = await run(['symbolic_model.py', '--format=json']);
   assert.equal(code, 0);
   const [tagger] = (
     JSON.parse(out) as {
-      classes: { params: { total: number | null }; memoryBytes: object; assumptions: string[] }[];
+      classes: {
+        params: { total: number | null; known: number; lowerBound: boolean };
+        memoryBytes: Record<string, { peak: number; lowerBound: boolean }>;
+        lowerBoundCauses: string[];
+      }[];
     }
   ).classes;
   assert.equal(tagger.params.total, null);
-  assert.deepEqual(tagger.memoryBytes, {});
+  assert.equal(tagger.params.lowerBound, true);
+  assert.ok(tagger.params.known > 0);
+  const ddp = tagger.memoryBytes.ddp;
+  assert.ok(ddp.peak > 0 && ddp.lowerBound);
   assert.ok(
-    tagger.assumptions.some((a) => a.includes('nn.Linear(d, vocab)') && a.includes('vocab has no default')),
+    tagger.lowerBoundCauses.some(
+      (a) => a.includes('nn.Linear(d, vocab)') && a.includes('`vocab` has no default'),
+    ),
   );
+  // One line per distinct cause.
+  assert.equal(new Set(tagger.lowerBoundCauses).size, tagger.lowerBoundCauses.length);
+});
+
+test('flags win over the script: --seq over block_size, --precision, --optimizer, --checkpointing', async () => {
+  const json = async (argv: string[]) =>
+    (
+      JSON.parse((await run(['gpt2_model.py', '--class', 'GPT', '--format', 'json', ...argv])).out) as {
+        classes: {
+          setup: Record<string, { value: unknown; source: string }>;
+          memoryBytes: Record<
+            string,
+            { weights: number; grads: number; optimizer: number; activations: number; buffers: number }
+          >;
+          comm: Record<string, { bytesPerStep: number }>;
+        }[];
+      }
+    ).classes[0];
+  const base = await json(['--precision', 'amp-bf16', '--batch', '2', '--gpus', '1']);
+  const longer = await json(['--precision', 'amp-bf16', '--batch', '2', '--gpus', '1', '--seq', '2048']);
+  assert.equal(longer.setup.seq.value, 2048);
+  assert.equal(longer.setup.seq.source, 'flag');
+  assert.ok(longer.memoryBytes.ddp.activations > 1.9 * base.memoryBytes.ddp.activations);
+  // Autocast: fp32 weights and gradients (4 + 4), Adam state 8 bytes per parameter.
+  const params = 124_475_904;
+  assert.equal(base.memoryBytes.ddp.weights, 4 * params);
+  assert.equal(base.memoryBytes.ddp.grads, 4 * params);
+  assert.equal(base.memoryBytes.ddp.optimizer, 8 * params);
+  const sgd = await json(['--precision', 'amp-bf16', '--batch', '2', '--gpus', '1', '--optimizer', 'sgd']);
+  assert.equal(sgd.memoryBytes.ddp.optimizer, 0);
+  assert.equal(sgd.setup.optimizer.source, 'flag');
+  const ckpt = await json(['--precision', 'amp-bf16', '--batch', '2', '--gpus', '1', '--checkpointing']);
+  // The 12 blocks keep their inputs only; the logits and their log_softmax stay.
+  assert.ok(ckpt.memoryBytes.ddp.activations < 0.7 * base.memoryBytes.ddp.activations);
+  assert.equal(ckpt.setup.checkpointing.value, true);
+  // Mixed bf16 (2-byte grads) moves half the all-reduce bytes of autocast (fp32 grads).
+  const mixed = await json(['--precision', 'bf16', '--batch', '2', '--gpus', '8']);
+  const amp = await json(['--precision', 'amp-bf16', '--batch', '2', '--gpus', '8']);
+  assert.equal(amp.comm.ddp.bytesPerStep, 2 * mixed.comm.ddp.bytesPerStep);
+  // One GPU: no DDP bucket buffer; eight: one gradient-sized bucket set.
+  assert.equal(base.memoryBytes.ddp.buffers, 0);
+  assert.equal(amp.memoryBytes.ddp.buffers, 4 * params);
+});
+
+test('--help prints the usage and every flag', async () => {
+  const { code, out } = await run(['--help']);
+  assert.equal(code, 0);
+  for (const flag of [
+    '--class',
+    '--batch',
+    '--seq',
+    '--input-shape',
+    '--precision',
+    '--optimizer',
+    '--checkpointing',
+    '--gpus',
+    '--strategy',
+    '--format',
+  ])
+    assert.ok(out.includes(flag), flag);
+  assert.match(out, /amp-bf16/);
 });
 
 test('text output lists every class with its strategies', async () => {
@@ -105,6 +189,9 @@ test('exit 2 with a clear message for a missing file or bad flags', async () => 
     ['gpt2_model.py', '--format', 'xml'],
     ['gpt2_model.py', '--bogus'],
     ['gpt2_model.py', '--class', 'Nope'],
+    ['gpt2_model.py', '--optimizer', 'lion'],
+    ['gpt2_model.py', '--input-shape', '3,224'],
+    ['gpt2_model.py', '--seq', '128', '--input-shape', '3,32,32'],
   ]) {
     const { code, err, out } = await run(argv);
     assert.equal(code, 2, `${argv.join(' ')} → ${code}`);

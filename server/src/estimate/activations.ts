@@ -16,6 +16,19 @@ export interface TransformerShape {
   vocab?: number;
 }
 
+/** Bytes per element of saved activations by kind (see memory.ts activationDtypeBytes). */
+export interface ActivationDtypes {
+  /** Outputs of linear/matmul/conv (16-bit under autocast). */
+  matmul: number;
+  /** Softmax output, norm and loss inputs (fp32 under autocast). */
+  fp32ops: number;
+  /** The residual stream (fp32 under autocast: a 16-bit output added to fp32 stays fp32). */
+  residual: number;
+}
+
+/** Korthikanti et al.'s setting: every activation 16-bit. */
+export const SIXTEEN_BIT: ActivationDtypes = { matmul: 2, fp32ops: 2, residual: 2 };
+
 export interface TransformerActivationInput extends TransformerShape {
   seq: number;
   microBatch: number;
@@ -26,32 +39,45 @@ export interface TransformerActivationInput extends TransformerShape {
   recompute?: RecomputeId;
   /** Flash/SDPA attention: the s×s scores are not stored, the 5as/h term disappears. */
   flashAttention?: boolean;
+  /** Bytes per element by kind; default 16-bit everywhere (the paper's setting). */
+  dtypes?: ActivationDtypes;
+  /** Bytes per element of a dropout mask: 1 (bool, CUDA) by default. */
+  maskBytes?: number;
 }
 
 /**
- * Bytes of activations one transformer layer keeps for backward, 16-bit activations and 1-byte
- * dropout masks (Korthikanti et al., Table 2), with Megatron's generalisation 34 = 18 + 4·ffn/h:
- *   none:            sbh(34 + 5as/h)
- *   TP:              sbh(10 + 24/t + 5as/(ht))        (24 = 8 + 4·ffn/h)
- *   TP + SP:         (sbh/t)(34 + 5as/h)
- *   selective:       the 5as/h term is recomputed (TP + SP + selective = 34sbh/t)
- *   full recompute:  2sbh (the layer input; /t with SP)
- * Flash attention drops 5as/h as selective recompute does. GQA (kvHeads) and SwiGLU MLPs are not
- * modelled separately: the formula is the GPT-style layer.
+ * Bytes of activations one transformer layer keeps for backward (Korthikanti et al., Table 2 and
+ * §4.1), with Megatron's generalisation 34 = 18 + 4·ffn/h, written per saved tensor so that the
+ * dtypes can differ (r = ffn/h, act = matmul-output bytes, res = residual bytes, m = mask bytes):
+ *   replicated under TP:  2·res (two norm inputs) + 2·act (QKV and MLP inputs) + 2·m (masks)
+ *   sharded under TP:     4·act (Q, K, V, projection input) + 2·r·act (GELU input, fc2 input)
+ *   attention core:       as/h·(softmax output fp32ops + mask m + softmax·V input act)
+ * 16-bit: 10 + 24 = 34 and 5as/h, the paper's figures; settings:
+ *   none: sbh(rep + sh + core)   TP: sbh(rep + (sh + core)/t)   TP + SP: sbh/t·(rep + sh + core)
+ *   selective: the core is recomputed;  full recompute: the layer input, 2sbh (res bytes).
+ * Flash/SDPA: no s×s tensor; the kernel saves its output (act·sbh) and the fp32 logsumexp (4·abs).
  */
 export function transformerLayerActivationBytes(input: Omit<TransformerActivationInput, 'layers'>): number {
   const { seq: s, microBatch: b, hidden: h, heads: a } = input;
   const t = input.tensorParallel ?? 1;
   const sp = (input.sequenceParallel ?? false) && t > 1;
   const recompute = input.recompute ?? 'none';
+  const d = input.dtypes ?? SIXTEEN_BIT;
+  const m = input.maskBytes ?? 1;
   const sbh = s * b * h;
-  if (recompute === 'full') return sp ? (2 * sbh) / t : 2 * sbh;
+  if (recompute === 'full') return sp ? (d.residual * sbh) / t : d.residual * sbh;
   const ffnRatio = (input.ffn ?? 4 * h) / h;
-  const linear = 18 + 4 * ffnRatio; // 34 for ffn = 4h
-  const attention = recompute === 'selective' || input.flashAttention ? 0 : (5 * a * s) / h;
-  if (sp || t === 1) return (sbh / t) * (linear + attention);
-  // Tensor parallel without SP: LayerNorm/dropout/input terms (10sbh) are replicated.
-  return sbh * (10 + (linear - 10) / t + attention / t);
+  const replicated = 2 * d.residual + 2 * d.matmul + 2 * m;
+  let sharded = 4 * d.matmul + 2 * ffnRatio * d.matmul;
+  let core = 0;
+  if (input.flashAttention) {
+    sharded += d.matmul + (4 * a) / h;
+  } else if (recompute !== 'selective') {
+    core = ((a * s) / h) * (d.fp32ops + m + d.matmul);
+  }
+  if (sp || t === 1) return (sbh / t) * (replicated + sharded + core);
+  // Tensor parallel without SP: norm inputs, dropout masks and the block inputs are replicated.
+  return sbh * (replicated + (sharded + core) / t);
 }
 
 /**
@@ -74,6 +100,24 @@ export function embeddingAndLogitsActivationBytes(input: {
   let bytes = 8 * s * b * p + s * b * h * p;
   if (p === 1) bytes += 4 * s * b * h * (1 + v / h);
   return bytes / t;
+}
+
+/**
+ * An LM head trained with `F.cross_entropy` (= log_softmax + nll_loss, torch.nn.functional docs):
+ * the logits the model returns (matmul dtype, held by the caller) and log_softmax's saved output
+ * (derivatives.yaml saves `result`; autocast runs log_softmax/cross_entropy in fp32), s·b·v each.
+ * Backward transient: the gradients of log_softmax's output and input live together, 2·s·b·v
+ * elements in the fp32ops dtype.
+ */
+export function lmHeadActivationBytes(input: {
+  seq: number;
+  microBatch: number;
+  vocab: number;
+  dtypes?: ActivationDtypes;
+}): { saved: number; backwardTransient: number } {
+  const d = input.dtypes ?? SIXTEEN_BIT;
+  const sbv = input.seq * input.microBatch * input.vocab;
+  return { saved: sbv * (d.matmul + d.fp32ops), backwardTransient: 2 * sbv * d.fp32ops };
 }
 
 /**

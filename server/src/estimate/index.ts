@@ -1,7 +1,13 @@
 // Public API of the estimate module: memory and communication per GPU for a training setup on a
 // cluster profile, with the assumptions behind them, plus presets, catalog and formatting.
 // Pure functions only (no LSP, no tree-sitter); docs/estimates.md lists every formula and source.
-import { transformerActivationBytes, type RecomputeId, type TransformerShape } from './activations';
+import {
+  lmHeadActivationBytes,
+  transformerActivationBytes,
+  transformerLayerActivationBytes,
+  type RecomputeId,
+  type TransformerShape,
+} from './activations';
 import {
   dataParallelComm,
   tensorParallelComm,
@@ -11,8 +17,10 @@ import {
 import { deepspeedEstimateFor, type DeepSpeedEstimate } from './deepspeed';
 import { formatParams } from './format';
 import {
+  activationDtypeBytes,
   bytesPerParam,
   estimateMemory,
+  isAutocast,
   type MemoryBreakdown,
   type OffloadId,
   type OptimizerId,
@@ -43,6 +51,31 @@ export interface ModelInput {
   transformer?: TransformerShape;
   /** Generic stacks: saved activation bytes for one sample (see layerStackActivationBytes). */
   activationBytesPerSample?: number;
+  /** Activations from following `forward` (server/src/forward), asked per precision and shape. */
+  forwardActivations?: (query: ActivationQuery) => ActivationResult | undefined;
+  /** Elements of the registered buffers (masks, running statistics), fp32 unless the model is cast. */
+  bufferElements?: number;
+  /** Parameters that autocast casts to 16-bit for matmuls/convs (its weight cache); default params. */
+  castWeightParams?: number;
+  /** Flash/SDPA attention seen in `forward`. */
+  flashAttention?: boolean;
+  /** Why the figures are only a lower bound (parts of the model not counted or not followed); one line per cause. */
+  lowerBoundCauses?: string[];
+}
+
+/** What the forward walker is asked: the setup that changes saved bytes. */
+export interface ActivationQuery {
+  precision: PrecisionId;
+  microBatch: number;
+  seq: number;
+  recompute: RecomputeId;
+}
+
+/** Saved bytes at the end of forward for one micro-batch, and the backward transient. */
+export interface ActivationResult {
+  bytes: number;
+  backwardTransientBytes: number;
+  note: string;
 }
 
 /** One training setup. */
@@ -86,6 +119,8 @@ export interface TrainingEstimate {
   deepspeed: DeepSpeedEstimate | null;
   /** Human-readable assumptions behind the numbers. */
   assumptions: string[];
+  /** True when part of the model is unknown: every figure is the known part, a lower bound. */
+  lowerBound: boolean;
 }
 
 /** ModelInput for a catalog entry. */
@@ -108,33 +143,64 @@ function defaultLargestLayer(model: ModelInput): number {
   return Math.min(model.params, Math.max((t.vocab ?? 0) * t.hidden, ffn * t.hidden));
 }
 
-/** Activation bytes per GPU for one micro-batch, and the assumption that explains them. */
-function activationsFor(input: TrainingInput, recompute: RecomputeId): { bytes: number; note: string } {
-  const t = input.model.transformer;
-  const bytesScale = input.precision === 'fp32' ? 2 : 1; // Korthikanti's figures are 16-bit
+/** Activation bytes per GPU for one micro-batch, the backward transient, and the note explaining them. */
+function activationsFor(
+  input: TrainingInput,
+  recompute: RecomputeId,
+): { bytes: number; transient: number; note: string } {
+  const model = input.model;
+  const t = model.transformer;
+  const dtypes = activationDtypeBytes(input.precision);
+  const flash = input.flashAttention ?? model.flashAttention ?? false;
+  const walked = model.forwardActivations?.({
+    precision: input.precision,
+    microBatch: input.microBatch,
+    seq: input.seq,
+    recompute,
+  });
+  if (walked) return { bytes: walked.bytes, transient: walked.backwardTransientBytes, note: walked.note };
   if (t) {
-    const bytes = transformerActivationBytes({
+    const shape = {
       ...t,
       seq: input.seq,
       microBatch: input.microBatch,
       tensorParallel: input.tensorParallel,
       sequenceParallel: input.sequenceParallel,
       recompute,
-      flashAttention: input.flashAttention,
-    });
-    const attn = input.flashAttention
-      ? 'flash attention (no s×s scores)'
-      : 'eager attention (s×s scores kept)';
+      flashAttention: flash,
+      dtypes,
+    };
+    let bytes = transformerActivationBytes({ ...shape, vocab: undefined });
+    const sb = input.seq * input.microBatch;
+    const tp = Math.max(1, input.tensorParallel ?? 1);
+    // Largest gradient temporaries inside a layer: the gradient of the MLP's widest output and of its input.
+    let transient = 2 * sb * (t.ffn ?? 4 * t.hidden) * dtypes.matmul;
+    if (t.vocab) {
+      // Token ids (int64), embedding dropout mask, final norm input and LM-head input (Megatron's
+      // compute_activation_memory terms, with dtypes), then the logits and log_softmax output.
+      bytes += (8 * sb + sb * t.hidden * (1 + dtypes.residual + dtypes.matmul)) / tp;
+      const head = lmHeadActivationBytes({
+        seq: input.seq,
+        microBatch: input.microBatch,
+        vocab: t.vocab,
+        dtypes,
+      });
+      bytes += head.saved / tp;
+      transient = Math.max(transient, head.backwardTransient / tp);
+    }
+    const attn = flash ? 'flash/SDPA attention (no s×s scores)' : 'eager attention (s×s scores kept)';
+    const layer = transformerLayerActivationBytes(shape);
     return {
-      bytes: bytes * bytesScale,
-      note: `activations: Korthikanti et al. 2022 Table 2, recompute ${recompute}, ${attn}`,
+      bytes: Math.round(bytes),
+      transient: Math.round(transient),
+      note: `activations: per saved tensor as in Korthikanti et al. 2022 Table 2 (${Math.round(layer / (sb * t.hidden))} B × sbh per layer at this precision), recompute ${recompute}, ${attn}`,
     };
   }
-  if (input.model.activationBytesPerSample !== undefined) {
-    const bytes = input.model.activationBytesPerSample * input.microBatch;
-    return { bytes, note: 'activations: sum of saved layer outputs × micro-batch' };
+  if (model.activationBytesPerSample !== undefined) {
+    const bytes = model.activationBytesPerSample * input.microBatch;
+    return { bytes, transient: 0, note: 'activations: sum of saved layer outputs × micro-batch' };
   }
-  return { bytes: 0, note: 'activations: unknown, not counted' };
+  return { bytes: 0, transient: 0, note: 'activations: unknown, not counted (a lower bound)' };
 }
 
 /** Memory, communication and assumptions for one strategy on a cluster profile. */
@@ -165,6 +231,12 @@ export function estimateTraining(input: TrainingInput): TrainingEstimate {
     offload,
     activationBytes: activations.bytes,
     gradientAsBucketView: input.gradientAsBucketView,
+    modelBufferBytes:
+      (model.bufferElements ?? 0) * (input.precision === 'fp32' || isAutocast(input.precision) ? 4 : 2),
+    // torch.autocast caches the 16-bit copy of each weight it casts; autograd keeps it for backward.
+    backwardTransientBytes:
+      activations.transient +
+      (isAutocast(input.precision) ? (2 * (model.castWeightParams ?? params)) / tp : 0),
   });
   const per = bytesPerParam({ precision: input.precision, optimizer: input.optimizer, params: trainable });
   const comm = dataParallelComm({
@@ -185,7 +257,7 @@ export function estimateTraining(input: TrainingInput): TrainingEstimate {
         microBatch: input.microBatch,
         seq: input.seq,
         tensorParallel: tp,
-        bytesPerElement: per.weights,
+        bytesPerElement: activationDtypeBytes(input.precision).matmul,
         sequenceParallel: input.sequenceParallel,
         gradAccumSteps,
         profile: input.cluster,
@@ -207,6 +279,10 @@ export function estimateTraining(input: TrainingInput): TrainingEstimate {
 
   const precisionText: Record<PrecisionId, string> = {
     fp32: 'fp32 (4-byte weights and grads)',
+    'amp-bf16':
+      'torch.autocast bf16 (fp32 weights, grads and optimizer state; bf16 matmul/conv outputs; fp32 softmax, norms, loss)',
+    'amp-fp16':
+      'torch.autocast fp16 (fp32 weights, grads and optimizer state; fp16 matmul/conv outputs; fp32 softmax, norms, loss)',
     bf16: 'bf16 mixed precision (2-byte weights + grads, fp32 master in the optimizer)',
     fp16: 'fp16 mixed precision (2-byte weights + grads, fp32 master in the optimizer)',
     'bf16-pure': 'pure bf16 (weights, grads and optimizer state in bf16, no master copy)',
@@ -219,9 +295,10 @@ export function estimateTraining(input: TrainingInput): TrainingEstimate {
     `sequence length ${input.seq}, micro-batch ${input.microBatch} per GPU, gradient accumulation ${gradAccumSteps}${gradAccumSteps > 1 ? (input.noSync === false ? ' (sync every micro-batch)' : ' (no_sync: one gradient sync per step)') : ''}`,
     `model: ${formatParams(model.params)} params${model.trainableParams !== undefined ? `, ${formatParams(model.trainableParams)} trainable` : ''}, largest layer ${formatParams(largest * tp)}`,
     activations.note,
-    'peak: in backward, activations still held while gradients are produced, plus gathered/unsharded layer buffers',
+    'peak: weights + grads + optimizer + activations at the end of forward + backward transient (largest gradient temporaries, fp32 logits gradient, autocast weight cache) + gathered/unsharded layer buffers',
     'bytes in decimal units (1 GB = 1e9 B)',
     ...memory.notes,
+    ...(model.lowerBoundCauses ?? []).map((c) => `lower bound: ${c}`),
   ];
   return {
     strategy: input.strategy,
@@ -231,5 +308,6 @@ export function estimateTraining(input: TrainingInput): TrainingEstimate {
     fits: input.cluster ? memory.peak <= input.cluster.gpu.memoryBytes : null,
     deepspeed,
     assumptions,
+    lowerBound: (model.lowerBoundCauses?.length ?? 0) > 0,
   };
 }

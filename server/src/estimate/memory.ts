@@ -1,7 +1,8 @@
 // Memory per GPU for a data-parallel strategy: weights, gradients, optimizer state, buffers,
 // activations and the peak over one training step. Model states follow the ZeRO paper
 // (Rajbhandari et al., arXiv:1910.02054, §5, Fig. 1); FSDP maps onto ZeRO per torch's
-// ShardingStrategy docstring; DDP bucket buffers per PyTorch PR #41954.
+// ShardingStrategy docstring; DDP bucket buffers per PyTorch PR #41954; torch.autocast keeps fp32
+// parameters and gradients (PyTorch "Automatic Mixed Precision" docs, torch.amp).
 
 export const STRATEGIES = [
   'ddp',
@@ -14,8 +15,31 @@ export const STRATEGIES = [
   'fsdp-no-shard',
 ] as const;
 export type StrategyId = (typeof STRATEGIES)[number];
-export const PRECISIONS = ['fp32', 'bf16', 'fp16', 'bf16-pure'] as const;
+export const PRECISIONS = ['fp32', 'amp-bf16', 'amp-fp16', 'bf16', 'fp16', 'bf16-pure'] as const;
 export type PrecisionId = (typeof PRECISIONS)[number];
+
+/** torch.autocast: fp32 parameters, gradients and optimizer state; matmuls and convs in 16-bit. */
+export function isAutocast(precision: PrecisionId): boolean {
+  return precision === 'amp-bf16' || precision === 'amp-fp16';
+}
+
+/**
+ * Bytes per element of the activations an op saves, by kind, for a precision (PyTorch autocast
+ * docs, "CUDA Ops that can autocast to float16" and "CUDA Ops that can autocast to float32"):
+ * `matmul` outputs of linear/matmul/conv (16-bit under autocast), `fp32ops` the inputs and
+ * outputs of softmax, log_softmax, norms and losses (fp32 under autocast), `residual` the
+ * stream kept by adds of a 16-bit output to an fp32 tensor (type promotion keeps fp32).
+ */
+export function activationDtypeBytes(precision: PrecisionId): {
+  matmul: number;
+  fp32ops: number;
+  residual: number;
+} {
+  if (precision === 'fp32') return { matmul: 4, fp32ops: 4, residual: 4 };
+  if (isAutocast(precision)) return { matmul: 2, fp32ops: 4, residual: 4 };
+  // bf16 / fp16 / bf16-pure: the model runs in 16-bit (weights cast with .to / .half()).
+  return { matmul: 2, fp32ops: 2, residual: 2 };
+}
 export const OPTIMIZERS = ['adamw', 'adam', 'sgd', 'sgd-momentum', 'adafactor', 'adam-8bit'] as const;
 export type OptimizerId = (typeof OPTIMIZERS)[number];
 /** CPU offload: none, the optimizer (master weights + state, and sharded gradients), or also parameters. */
@@ -27,9 +51,15 @@ export interface MemoryBreakdown {
   grads: number;
   optimizer: number;
   activations: number;
-  /** Persistent communication buffers (DDP gradient buckets). */
+  /** Persistent communication buffers (DDP gradient buckets, only with more than one rank). */
   buffers: number;
-  /** Short-lived allocations counted only in the peak (gathered layers, unsharded layer gradients). */
+  /** The model's registered buffers (running statistics, attention masks), replicated on each GPU. */
+  modelBuffers: number;
+  /**
+   * Short-lived allocations counted only in the peak: gathered layers, unsharded layer gradients,
+   * and the backward transient (largest gradient temporaries, fp32 logits gradient, autocast
+   * weight cache).
+   */
   transient: number;
   peak: number;
   /** Bytes per rank kept in host memory by CPU offload. */
@@ -69,8 +99,9 @@ export function adafactorStateElements(opts: {
 
 /**
  * Bytes per parameter. Mixed precision (`bf16`/`fp16`) is the ZeRO paper's: 2-byte weights,
- * 2-byte gradients, and K = 12 optimizer bytes (fp32 master 4 + Adam m 4 + v 4). `fp32`: 4 + 4 +
- * 8. `bf16-pure`: 2 + 2 and optimizer state in bf16, no master copy.
+ * 2-byte gradients, and K = 12 optimizer bytes (fp32 master 4 + Adam m 4 + v 4). `fp32` and
+ * torch.autocast (`amp-bf16`/`amp-fp16`, parameters and gradients stay fp32): 4 + 4 + 8.
+ * `bf16-pure`: 2 + 2 and optimizer state in bf16, no master copy.
  */
 export function bytesPerParam(opts: {
   precision: PrecisionId;
@@ -81,7 +112,7 @@ export function bytesPerParam(opts: {
 }): BytesPerParam {
   const { precision, optimizer } = opts;
   const mixed = precision === 'bf16' || precision === 'fp16';
-  const weights = precision === 'fp32' ? 4 : 2;
+  const weights = precision === 'fp32' || isAutocast(precision) ? 4 : 2;
   const master = mixed ? 4 : 0;
   const stateBytes = precision === 'bf16-pure' ? 2 : 4;
   let state: number;
@@ -179,6 +210,13 @@ export interface MemoryInput {
   activationBytes?: number;
   /** DDP `gradient_as_bucket_view=True` removes the bucket copy of the gradients. */
   gradientAsBucketView?: boolean;
+  /** Bytes of the model's registered buffers (masks, running statistics); default 0. */
+  modelBufferBytes?: number;
+  /**
+   * Backward transient on top of the activations: the largest gradient temporaries, the fp32
+   * logits gradient of an LM head, the autocast weight cache; default 0.
+   */
+  backwardTransientBytes?: number;
 }
 
 /**
@@ -229,7 +267,8 @@ export function estimateMemory(input: MemoryInput): MemoryBreakdown {
   }
 
   let buffers = 0;
-  if (input.strategy === 'ddp' && !input.gradientAsBucketView) {
+  // NOTE: with one rank there is no DDP wrapper and no reducer, so no buckets.
+  if (input.strategy === 'ddp' && !input.gradientAsBucketView && input.worldSize > 1) {
     buffers = per.grads * trainable;
     notes.push('DDP gradient buckets ≈ gradient size (gradient_as_bucket_view=True removes them)');
   }
@@ -250,11 +289,13 @@ export function estimateMemory(input: MemoryInput): MemoryBreakdown {
   }
 
   const activations = input.activationBytes ?? 0;
+  const backwardTransient = input.backwardTransientBytes ?? 0;
+  const modelBuffers = input.modelBufferBytes ?? 0;
   const forwardEnd = activations + gatheredForward;
-  const backward = activations + grads + gatheredBackward;
+  const backward = activations + grads + gatheredBackward + backwardTransient;
   const step = grads;
   const phasePeak = Math.max(forwardEnd, backward, step);
-  const transient = Math.max(gatheredForward, gatheredBackward);
+  const transient = Math.max(gatheredForward, gatheredBackward + backwardTransient);
   const round = Math.round;
   return {
     weights: round(weights),
@@ -262,8 +303,9 @@ export function estimateMemory(input: MemoryInput): MemoryBreakdown {
     optimizer: round(optimizer),
     activations: round(activations),
     buffers: round(buffers),
+    modelBuffers: round(modelBuffers),
     transient: round(transient),
-    peak: round(weights + optimizer + buffers + phasePeak),
+    peak: round(weights + optimizer + buffers + modelBuffers + phasePeak),
     offloaded: round(offloaded),
     notes,
   };

@@ -4,6 +4,8 @@
 import type { FileModel } from '../analysis/file-model';
 import type { Settings } from '../config/settings';
 import {
+  OPTIMIZERS,
+  PRECISIONS,
   STRATEGIES,
   estimateTraining,
   resolveClusterProfile,
@@ -16,6 +18,9 @@ import {
   type TrainingEstimate,
 } from '../estimate';
 import { evaluateFile, type FileEvaluation, type ModuleTree, type WorkspaceFiles } from '../modules';
+import { forwardActivationsOf } from '../forward';
+import type { ModuleInstance } from '../modules/module-instance';
+import { scriptSetup } from './script-setup';
 
 interface CacheEntry {
   generation: number;
@@ -68,6 +73,24 @@ export interface EstimateSetup {
   profileError?: string;
   batch: { value: number; source: string };
   seq: { value: number; source: string };
+  /** Activation checkpointing around each block (full recompute). */
+  checkpointing: boolean;
+  /** Image input [C, H, W] for convnets and ViTs; undefined: inferred from the model, else 3×224×224. */
+  imageShape?: [number, number, number];
+  /** Where precision, optimizer, checkpointing and image shape came from: "settings", "flag" or the script line. */
+  sources: { precision: string; optimizer: string; checkpointing: string; imageShape?: string };
+  /** Things seen in the script but not decided. */
+  notes: string[];
+}
+
+/** Values given on the command line: they win over the script and the settings. */
+export interface SetupOverrides {
+  batch?: number;
+  seq?: number;
+  precision?: PrecisionId;
+  optimizer?: OptimizerId;
+  checkpointing?: boolean;
+  imageShape?: [number, number, number];
 }
 
 const pick = <T extends string>(value: string, allowed: readonly T[], fallback: T): T =>
@@ -78,6 +101,7 @@ export function setupFor(input: {
   settings: Settings;
   evaluation: FileEvaluation;
   tree?: ModuleTree;
+  overrides?: SetupOverrides;
 }): EstimateSetup {
   const { settings, evaluation } = input;
   const resolved = resolveClusterProfile({
@@ -94,29 +118,132 @@ export function setupFor(input: {
     (seqField?.kind === 'num' && treeSeq
       ? { value: seqField.value, source: `${treeSeq.className} default` }
       : undefined);
+  const o = input.overrides ?? {};
+  const script = scriptSetup(evaluation);
+  const precision: [PrecisionId, string] = o.precision
+    ? [o.precision, 'flag']
+    : script.precision
+      ? [script.precision.value, `inferred from ${script.precision.source}`]
+      : [pick(settings.estimate.precision, PRECISIONS, 'bf16'), 'settings'];
+  const optimizer: [OptimizerId, string] = o.optimizer
+    ? [o.optimizer, 'flag']
+    : script.optimizer
+      ? [script.optimizer.value, `inferred from ${script.optimizer.source}`]
+      : [pick(settings.estimate.optimizer, OPTIMIZERS, 'adamw'), 'settings'];
+  const checkpointing: [boolean, string] =
+    o.checkpointing !== undefined
+      ? [o.checkpointing, 'flag']
+      : script.checkpointing
+        ? [true, `inferred from ${script.checkpointing.source}`]
+        : [false, 'default'];
+  const image = o.imageShape
+    ? { value: o.imageShape, source: 'flag' }
+    : script.imageShape
+      ? { value: script.imageShape.value, source: `inferred from ${script.imageShape.source}` }
+      : undefined;
   return {
     strategy: pick(settings.estimate.strategy, STRATEGIES, 'ddp'),
-    precision: pick(settings.estimate.precision, ['fp32', 'bf16', 'fp16', 'bf16-pure'] as const, 'bf16'),
-    optimizer: pick(
-      settings.estimate.optimizer,
-      ['adamw', 'adam', 'sgd', 'sgd-momentum', 'adafactor', 'adam-8bit'] as const,
-      'adamw',
-    ),
+    precision: precision[0],
+    optimizer: optimizer[0],
     profile: resolved.ok ? resolved.profile : null,
     profileError: resolved.ok ? undefined : resolved.error,
-    batch: dims.batch ?? { value: settings.estimate.batchSize, source: 'settings' },
-    seq: seq ?? { value: settings.estimate.sequenceLength, source: 'settings' },
+    batch: o.batch
+      ? { value: o.batch, source: 'flag' }
+      : (dims.batch ?? { value: settings.estimate.batchSize, source: 'settings' }),
+    seq: o.seq
+      ? { value: o.seq, source: 'flag' }
+      : (seq ?? { value: settings.estimate.sequenceLength, source: 'settings' }),
+    checkpointing: checkpointing[0],
+    imageShape: image?.value,
+    sources: {
+      precision: precision[1],
+      optimizer: optimizer[1],
+      checkpointing: checkpointing[1],
+      imageShape: image?.source,
+    },
+    notes: script.notes,
   };
 }
 
-/** The estimate module's model input for a fully known tree; undefined when the count is not exact. */
-export function modelInputOf(tree: ModuleTree): ModelInput | undefined {
-  if (tree.params.total === null) return undefined;
+/** The walk the estimates will ask for first (so that one walk serves both). */
+function firstQuery(
+  setup?: EstimateSetup,
+): { precision: PrecisionId; batch: number; seq: number } | undefined {
+  return setup && { precision: setup.precision, batch: setup.batch.value, seq: setup.seq.value };
+}
+
+/** One line per distinct cause that makes the figures of a tree a lower bound. */
+export function lowerBoundCauses(tree: ModuleTree, walkCauses: string[] = []): string[] {
+  const lines = new Set<string>();
+  for (const cause of tree.causes) lines.add(cause);
+  for (const c of walkCauses) lines.add(`activations: ${c}`);
+  return [...lines];
+}
+
+/** True when some parameters are unknown: every figure is then a lower bound (the known part). */
+export function isLowerBound(tree: ModuleTree): boolean {
+  return tree.params.total === null;
+}
+
+/**
+ * The estimate module's model input for a tree: exact when the count is, otherwise the known part
+ * (a lower bound, see {@link isLowerBound}); undefined only when nothing at all was counted.
+ */
+export function modelInputOf(
+  tree: ModuleTree,
+  context: { setup?: EstimateSetup; workspace?: WorkspaceFiles } = {},
+): ModelInput | undefined {
+  if (tree.params.total === null && tree.params.known === 0 && !tree.root) return undefined;
+  const params = tree.params.total ?? tree.params.known;
+  const walked = tree.root
+    ? forwardActivationsOf({
+        root: tree.root,
+        imageShape: context.setup?.imageShape,
+        workspace: context.workspace,
+        first: firstQuery(context.setup),
+      })
+    : undefined;
   return {
-    params: tree.params.total,
-    trainableParams: tree.params.trainable,
+    lowerBoundCauses: lowerBoundCauses(tree, walked?.causes),
+    params,
+    trainableParams: Math.min(tree.params.trainable, params),
     largestLayerParams: tree.largestLayer?.params,
     transformer: tree.transformer ?? undefined,
+    bufferElements: tree.params.buffers,
+    forwardActivations: walked?.forwardActivations,
+    castWeightParams: walked?.castWeightParams,
+    flashAttention: walked?.flashAttention,
+  };
+}
+
+/** The model input of a built module that has no class tree here (imported or library models). */
+export function modelInputOfModule(input: {
+  module: ModuleInstance;
+  params: number;
+  trainable: number;
+  largestLayer?: number;
+  transformer?: ModelInput['transformer'];
+  setup?: EstimateSetup;
+  workspace?: WorkspaceFiles;
+}): ModelInput {
+  const walked =
+    input.module.kind === 'user'
+      ? forwardActivationsOf({
+          root: input.module,
+          imageShape: input.setup?.imageShape,
+          workspace: input.workspace,
+          first: firstQuery(input.setup),
+        })
+      : undefined;
+  return {
+    params: input.params,
+    trainableParams: input.trainable,
+    largestLayerParams: input.largestLayer,
+    transformer: input.transformer ?? undefined,
+    forwardActivations: walked?.forwardActivations,
+    castWeightParams: walked?.castWeightParams,
+    flashAttention: walked?.flashAttention,
+    lowerBoundCauses: walked?.causes.map((c) => `activations: ${c}`),
   };
 }
 
@@ -140,6 +267,7 @@ export function estimatesFor(input: {
       seq: setup.seq.value,
       gradAccumSteps: input.gradAccumSteps,
       noSync: input.noSync,
+      activationCheckpointing: setup.checkpointing,
     }),
   );
 }
@@ -149,14 +277,17 @@ export function withFirst(first: StrategyId, list: readonly StrategyId[]): Strat
   return [first, ...list.filter((s) => s !== first)];
 }
 
-/** The one-line "Assumptions:" text: precision, optimizer, strategy, GPUs, sequence length, batch. */
+/** The one-line "Assumptions:" text: each value with where it came from (settings, flag, or the script line). */
 export function assumptionsLine(setup: EstimateSetup, strategy: StrategyId = setup.strategy): string {
   const gpus = setup.profile
     ? `${setup.profile.worldSize} GPUs (${setup.profile.label})`
     : `1 GPU (${setup.profileError ?? 'no cluster profile'})`;
-  const source = (s: string) => (s === 'settings' ? 'settings' : s);
+  const s = setup.sources;
+  const image = setup.imageShape ? ` · image ${setup.imageShape.join('×')} (${s.imageShape})` : '';
   return (
-    `Assumptions: ${setup.precision} · ${setup.optimizer} · ${STRATEGY_LABELS[strategy]} · ${gpus} · ` +
-    `sequence length ${setup.seq.value} (${source(setup.seq.source)}) · micro-batch ${setup.batch.value} (${source(setup.batch.source)})`
+    `Assumptions: ${setup.precision} (${s.precision}) · ${setup.optimizer} (${s.optimizer}) · ` +
+    `${setup.checkpointing ? 'activation checkpointing' : 'no activation checkpointing'} (${s.checkpointing}) · ` +
+    `${STRATEGY_LABELS[strategy]} · ${gpus} · ` +
+    `sequence length ${setup.seq.value} (${setup.seq.source}) · micro-batch ${setup.batch.value} (${setup.batch.source})${image}`
   );
 }

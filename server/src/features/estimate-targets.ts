@@ -179,6 +179,8 @@ export interface ResolvedModel {
   largestLayer?: number;
   transformer?: ModuleTree['transformer'];
   note?: string;
+  /** The built module (imported user classes and library models), for the forward walk. */
+  module?: import('../modules/module-instance').ModuleInstance;
 }
 
 /** Resolves the model an expression names (`model`, `GPT(cfg)`, `AutoModel...from_pretrained("gpt2")`). */
@@ -216,6 +218,7 @@ export function resolveModel(input: {
           tree?.transformer ??
           transformerShape({ root: value.module, args: [] }),
         note: value.module.library?.note,
+        module: value.module,
       };
     }
   }

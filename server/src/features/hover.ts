@@ -25,6 +25,7 @@ import {
   estimatesFor,
   evaluationFor,
   modelInputOf,
+  modelInputOfModule,
   setupFor,
   type EstimateSetup,
 } from './estimate-context';
@@ -114,10 +115,7 @@ function callFeatureMarkdown(input: {
 
 function paramsLine(tree: ModuleTree): string {
   if (tree.params.total === null) {
-    // One entry per distinct cause (modules/module-instance.ts describeCauses), at most three.
-    const parts = tree.causes.slice(0, 3);
-    const more = tree.causes.length > 3 ? `; and ${tree.causes.length - 3} more causes` : '';
-    return `**Parameters:** ≥ ${formatParams(tree.params.known)} (lower bound) + unknown: ${parts.join('; ')}${more}`;
+    return `**Parameters:** ≥ ${formatParams(tree.params.known)} (the known part; the rest is unknown, see below)`;
   }
   const largest = tree.largestLayer
     ? ` · largest layer \`${tree.largestLayer.path}\` ${formatParams(tree.largestLayer.params)}`
@@ -131,17 +129,19 @@ function paramsLine(tree: ModuleTree): string {
 function commCell(estimate: TrainingEstimate): string {
   if (!estimate.comm.length) return 'none';
   const bytes = estimate.comm.reduce((sum, c) => sum + c.bytesPerStep, 0);
+  const ge = estimate.lowerBound ? '≥ ' : '';
   return estimate.commSecondsPerStep === null
-    ? formatBytes(bytes)
-    : `${formatBytes(bytes)} ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
+    ? `${ge}${formatBytes(bytes)}`
+    : `${ge}${formatBytes(bytes)} ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
 }
 
 function memoryTable(estimates: TrainingEstimate[], active: StrategyId): string[] {
   const rows = estimates.map((e) => {
     const m = e.memory;
     const label = e.strategy === active ? `**${STRATEGY_LABELS[e.strategy]}**` : STRATEGY_LABELS[e.strategy];
-    const peak = `${formatBytes(m.peak)}${e.fits === false ? ' ⚠' : ''}`;
-    return `| ${label} | ${formatBytes(m.weights)} | ${formatBytes(m.grads)} | ${formatBytes(m.optimizer)} | ${formatBytes(m.activations)} | ${peak} | ${commCell(e)} |`;
+    const ge = e.lowerBound ? '≥ ' : '';
+    const peak = `${ge}${formatBytes(m.peak)}${e.fits === false ? ' ⚠' : ''}`;
+    return `| ${label} | ${ge}${formatBytes(m.weights)} | ${ge}${formatBytes(m.grads)} | ${ge}${formatBytes(m.optimizer)} | ${ge}${formatBytes(m.activations)} | ${peak} | ${commCell(e)} |`;
   });
   return [
     '| strategy | weights | grads | optimizer | activations | peak/GPU | comm/step |',
@@ -163,27 +163,33 @@ export function classMarkdown(input: {
   const { tree, evaluation, settings } = input;
   const setup = setupFor({ settings, evaluation, tree });
   const lines = [`### ${tree.name} · nn.Module`, '', paramsLine(tree), ''];
-  const modelInput = modelInputOf(tree);
+  const modelInput = modelInputOf(tree, { setup, workspace: evaluation.interpreter.workspace });
   if (modelInput) {
     const estimates = estimatesFor({ model: modelInput, setup, strategies: tableStrategies(setup) });
     const where = setup.profile ? setup.profile.label : '1 GPU';
+    const shape = setup.imageShape
+      ? ` × image ${setup.imageShape.join('×')}`
+      : ` × sequence ${setup.seq.value}`;
     lines.push(
-      `**Memory per GPU** (${where}; batch ${setup.batch.value} × sequence ${setup.seq.value})`,
+      `**Memory per GPU** (${where}; batch ${setup.batch.value}${shape}${estimates[0]?.lowerBound ? '; ≥: the known part only' : ''})`,
       '',
       ...memoryTable(estimates, setup.strategy),
       '',
     );
+    const note = estimates[0]?.assumptions.find((a) => a.startsWith('activations:'));
+    if (note) lines.push(note.replace(/^activations:/, '**Activations:**'), '');
     const t = tree.transformer;
-    lines.push(
-      t
-        ? `Transformer: ${t.layers} layers · hidden ${t.hidden} · ${t.heads} heads${t.kvHeads ? ` (${t.kvHeads} KV)` : ''} · ffn ${t.ffn ?? 4 * t.hidden}${t.vocab ? ` · vocab ${t.vocab}` : ''}; activations per Korthikanti et al. 2022, no recompute`
-        : 'Activations: not estimated (no transformer shape recognised)',
-      '',
-    );
+    if (t)
+      lines.push(
+        `Transformer: ${t.layers} layers · hidden ${t.hidden} · ${t.heads} heads${t.kvHeads ? ` (${t.kvHeads} KV)` : ''} · ffn ${t.ffn ?? 4 * t.hidden}${t.vocab ? ` · vocab ${t.vocab}` : ''}`,
+        '',
+      );
+    const causes = modelInput.lowerBoundCauses ?? [];
+    if (causes.length) lines.push('**Lower bound because:**', ...causes.map((c) => `- ${c}`), '');
   } else {
-    lines.push('Memory not estimated: the parameter count is not fully known.', '');
+    lines.push('Memory not estimated: nothing of the model could be counted.', '');
   }
-  const notes = tree.assumptions.map((a) => `- ${a}`);
+  const notes = [...tree.assumptions, ...setup.notes].map((a) => `- ${a}`);
   if (notes.length) lines.push(...notes, '');
   lines.push(assumptionsLine(setup));
   return lines.join('\n');
@@ -257,15 +263,30 @@ function estimateFor(input: {
   strategy: StrategyId;
   gradAccumSteps?: number;
   noSync?: boolean;
+  workspace?: WorkspaceFiles;
 }): TrainingEstimate | undefined {
   const { model, setup } = input;
-  if (model.params === null) return undefined;
-  const modelInput = {
-    params: model.params,
-    trainableParams: model.trainable,
-    largestLayerParams: model.largestLayer,
-    transformer: model.transformer ?? undefined,
-  };
+  // A user class: its tree gives the forward walk and, when part is unknown, a lower bound.
+  const fromTree = model.tree ? modelInputOf(model.tree, { setup, workspace: input.workspace }) : undefined;
+  if (!fromTree && model.params === null) return undefined;
+  const modelInput =
+    fromTree ??
+    (model.module
+      ? modelInputOfModule({
+          module: model.module,
+          params: model.params ?? 0,
+          trainable: model.trainable,
+          largestLayer: model.largestLayer,
+          transformer: model.transformer ?? undefined,
+          setup,
+          workspace: input.workspace,
+        })
+      : {
+          params: model.params ?? 0,
+          trainableParams: model.trainable,
+          largestLayerParams: model.largestLayer,
+          transformer: model.transformer ?? undefined,
+        });
   return estimatesFor({
     model: modelInput,
     setup,
@@ -285,11 +306,13 @@ function strategyMarkdown(input: {
   const { title, strategy, model, evaluation, settings } = input;
   const setup = { ...setupFor({ settings, evaluation, tree: model?.tree }), strategy };
   const lines = [`${title} · ${STRATEGY_LABELS[strategy]}`, '', modelLine(model), ''];
-  const estimate = model && estimateFor({ model, setup, strategy });
+  const estimate =
+    model && estimateFor({ model, setup, strategy, workspace: evaluation.interpreter.workspace });
   if (estimate) {
     const m = estimate.memory;
+    const ge = estimate.lowerBound ? '≥ ' : '';
     lines.push(
-      `**Per GPU:** weights ${formatBytes(m.weights)} · grads ${formatBytes(m.grads)} · optimizer ${formatBytes(m.optimizer)} · activations ${formatBytes(m.activations)} · peak ${formatBytes(m.peak)}`,
+      `**Per GPU${ge ? ' (known part, a lower bound)' : ''}:** weights ${formatBytes(m.weights)} · grads ${formatBytes(m.grads)} · optimizer ${formatBytes(m.optimizer)} · activations ${formatBytes(m.activations)} · peak ${formatBytes(m.peak)}`,
       '',
       '**Communication per step:**',
       ...commLines(estimate, setup),
@@ -349,6 +372,7 @@ function trainStepMarkdown(input: {
       strategy,
       gradAccumSteps: accumulation?.steps,
       noSync: accumulation ? accumulation.noSync : undefined,
+      workspace: evaluation.interpreter.workspace,
     });
   if (estimate) lines.push('**Communication per step:**', ...commLines(estimate, setup), '');
   if (accumulation && !accumulation.noSync) {

@@ -34,7 +34,7 @@ export function provideInlayHints(input: {
       if (tree.line < range.start.line || tree.line > range.end.line) continue;
       const setup = setupFor({ settings, evaluation, tree });
       const character = model.root.source.lineText(tree.line).length;
-      const text = inlayText(tree, setup);
+      const text = inlayText(tree, setup, input.workspace);
       hints.push({
         position: { line: tree.line, character },
         label: fitLabel(text.short),
@@ -74,31 +74,37 @@ export function fitLabel(parts: readonly string[], maxChars = INLAY_LABEL_MAX_CH
 }
 
 /** The hint text of one class: the full text (tooltip, CLI) and short parts for the label. */
-export function inlayText(tree: ModuleTree, setup: EstimateSetup): { full: string[]; short: string[] } {
-  const input = modelInputOf(tree);
+export function inlayText(
+  tree: ModuleTree,
+  setup: EstimateSetup,
+  workspace?: WorkspaceFiles,
+): { full: string[]; short: string[] } {
+  const input = modelInputOf(tree, { setup, workspace });
   if (!input) {
     const text = `≥ ${formatParams(tree.params.known)} params + unknown`;
     return { full: [text], short: [text] };
   }
   const [estimate] = estimatesFor({ model: input, setup, strategies: [setup.strategy] });
   const where = setup.profile ? `${setup.profile.worldSize}× ${setup.profile.gpu.name}` : '1 GPU';
+  // A lower bound (part of the model unknown) says so with ≥ on every figure.
+  const ge = estimate.lowerBound ? '≥ ' : '';
   const parts = [
-    `${formatParams(input.params)} params`,
-    `${formatBytes(estimate.memory.peak)}/GPU peak (${STRATEGY_LABELS[setup.strategy]}, ${where})`,
+    `${ge}${formatParams(input.params)} params`,
+    `${ge}${formatBytes(estimate.memory.peak)}/GPU peak (${STRATEGY_LABELS[setup.strategy]}, ${where})`,
   ];
-  const short = [parts[0], `${formatBytes(estimate.memory.peak)}/GPU`];
+  const short = [parts[0], `${ge}${formatBytes(estimate.memory.peak)}/GPU`];
   if (estimate.comm.length) {
     const bytes = estimate.comm.reduce((sum, c) => sum + c.bytesPerStep, 0);
     const kinds = [...new Set(estimate.comm.map((c) => c.collective.split(' ')[0]))].join(' + ');
     const time =
       estimate.commSecondsPerStep === null ? '' : ` ≈ ${formatSeconds(estimate.commSecondsPerStep)}`;
-    parts.push(`${kinds} ${formatBytes(bytes)}/step${time}`);
-    short.push(`${formatBytes(bytes)}/step`);
+    parts.push(`${kinds} ${ge}${formatBytes(bytes)}/step${time}`);
+    short.push(`${ge}${formatBytes(bytes)}/step`);
   }
   return { full: parts, short };
 }
 
 /** The full hint text of one class (exported for tests and the CLI's text output). */
-export function inlayLabel(tree: ModuleTree, setup: EstimateSetup): string {
-  return inlayText(tree, setup).full.join(' · ');
+export function inlayLabel(tree: ModuleTree, setup: EstimateSetup, workspace?: WorkspaceFiles): string {
+  return inlayText(tree, setup, workspace).full.join(' · ');
 }

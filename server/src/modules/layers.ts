@@ -422,6 +422,7 @@ export function createLayer(input: {
   const { name, positional, keywords, text } = input;
   const module = new ModuleInstance(name, `torch.nn.${name}`, 'layer');
   module.constructorText = text;
+  module.constructorArgs = { positional, keywords };
   if (PARAMETER_FREE.has(name)) return module;
   const spec = SPECS[name];
   if (!spec) return undefined;

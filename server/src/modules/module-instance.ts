@@ -52,6 +52,11 @@ export class ModuleInstance {
   origin?: SourceSpot;
   /** The source text of the constructor call. */
   constructorText?: string;
+  /** Evaluated constructor arguments of catalog layers (stride, padding, p, inplace for the forward walker). */
+  constructorArgs?: {
+    positional: import('./values').Value[];
+    keywords: Map<string, import('./values').Value>;
+  };
   /** For library models (catalog): what the counts came from and the architecture. */
   library?: {
     id: string;

@@ -41,12 +41,36 @@ test('tensor parallel, sequence parallel, selective and full recompute rows of T
   assert.ok(tpOnly / spSelective > 5 && tpOnly / spSelective < 6);
 });
 
-test('flash attention drops the 5as/h term', () => {
-  assert.equal(transformerLayerActivationBytes({ ...gpt3, flashAttention: true }), 34 * sbh);
+test('flash attention drops the 5as/h term; the kernel keeps its output and an fp32 logsumexp', () => {
+  const { seq: s, microBatch: b, heads: a } = gpt3;
+  assert.equal(transformerLayerActivationBytes({ ...gpt3, flashAttention: true }), 36 * sbh + 4 * a * s * b);
+});
+
+test('dtypes per saved tensor: fp32 66sbh + 9as²b, autocast 38sbh + 7as²b (fp32 norms, residual, softmax)', () => {
+  const { seq: s, microBatch: b, heads: a } = gpt3;
+  const core = a * s * s * b;
+  const fp32 = transformerLayerActivationBytes({ ...gpt3, dtypes: { matmul: 4, fp32ops: 4, residual: 4 } });
+  assert.equal(fp32, 66 * sbh + 9 * core);
+  const amp = transformerLayerActivationBytes({ ...gpt3, dtypes: { matmul: 2, fp32ops: 4, residual: 4 } });
+  assert.equal(amp, 38 * sbh + 7 * core);
+  // Full recompute keeps the fp32 layer input under autocast.
+  const full = transformerLayerActivationBytes({
+    ...gpt3,
+    recompute: 'full',
+    dtypes: { matmul: 2, fp32ops: 4, residual: 4 },
+  });
+  assert.equal(full, 4 * sbh);
 });
 
 test("Megatron's generalisation: 34 = 18 + 4·ffn/h", () => {
-  const llama = { seq: 4096, microBatch: 1, hidden: 4096, heads: 32, ffn: 11008, flashAttention: true };
+  const llama = {
+    seq: 4096,
+    microBatch: 1,
+    hidden: 4096,
+    heads: 32,
+    ffn: 11008,
+    recompute: 'selective' as const,
+  };
   assert.equal(transformerLayerActivationBytes(llama), 4096 * 4096 * (18 + (4 * 11008) / 4096));
 });
 

@@ -24,17 +24,19 @@ const EXPECTED: Record<string, Record<string, string>> = {
       '',
       '| strategy | weights | grads | optimizer | activations | peak/GPU | comm/step |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      '| **DDP** | 249.0 MB | 249.0 MB | 1.5 GB | 15.4 GB | 17.7 GB | 435.7 MB ≈ 996.1 µs |',
-      '| ZeRO-1 | 249.0 MB | 249.0 MB | 186.7 MB | 15.4 GB | 16.1 GB | 435.7 MB ≈ 996.1 µs |',
-      '| ZeRO-2 | 249.0 MB | 31.1 MB | 186.7 MB | 15.4 GB | 16.0 GB | 435.7 MB ≈ 996.1 µs |',
-      '| ZeRO-3 | 31.1 MB | 31.1 MB | 186.7 MB | 15.4 GB | 15.9 GB | 653.5 MB ≈ 1.5 ms |',
-      '| FSDP full | 31.1 MB | 31.1 MB | 186.7 MB | 15.4 GB | 15.9 GB | 653.5 MB ≈ 1.5 ms |',
+      '| **DDP** | 249.0 MB | 249.0 MB | 1.5 GB | 6.1 GB | 10.9 GB | 435.7 MB ≈ 996.1 µs |',
+      '| ZeRO-1 | 249.0 MB | 249.0 MB | 186.7 MB | 6.1 GB | 9.3 GB | 435.7 MB ≈ 996.1 µs |',
+      '| ZeRO-2 | 249.0 MB | 31.1 MB | 186.7 MB | 6.1 GB | 9.2 GB | 435.7 MB ≈ 996.1 µs |',
+      '| ZeRO-3 | 31.1 MB | 31.1 MB | 186.7 MB | 6.1 GB | 9.1 GB | 653.5 MB ≈ 1.5 ms |',
+      '| FSDP full | 31.1 MB | 31.1 MB | 186.7 MB | 6.1 GB | 9.1 GB | 653.5 MB ≈ 1.5 ms |',
       '',
-      'Transformer: 12 layers · hidden 768 · 12 heads · ffn 3072 · vocab 50304; activations per Korthikanti et al. 2022, no recompute',
+      "**Activations:** what autograd saves, following forward (flash/SDPA attention); no checkpointing; input token ids [12, 1024]; `targets` given; cross-entropy on the output as the step's loss",
+      '',
+      'Transformer: 12 layers · hidden 768 · 12 heads · ffn 3072 · vocab 50304',
       '',
       '- `config` has no default: assumed `GPTConfig()` with its field defaults',
       '',
-      'Assumptions: bf16 · adamw · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (GPTConfig.block_size) · micro-batch 12 (`batch_size = 12` (line 11))',
+      'Assumptions: bf16 (settings) · adamw (settings) · no activation checkpointing (default) · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (GPTConfig.block_size) · micro-batch 12 (`batch_size = 12` (line 11))',
     ].join('\n'),
     linear: [
       '**nn.Linear(4096, 4096)** · 16.8M params (16,781,312)',
@@ -56,12 +58,12 @@ const EXPECTED: Record<string, Record<string, string>> = {
       '',
       'Model: **GPT** · 124.5M params',
       '',
-      '**Per GPU:** weights 249.0 MB · grads 249.0 MB · optimizer 1.5 GB · activations 15.4 GB · peak 17.7 GB',
+      '**Per GPU:** weights 249.0 MB · grads 249.0 MB · optimizer 1.5 GB · activations 6.1 GB · peak 10.9 GB',
       '',
       '**Communication per step:**',
       '- AllReduce grads (ring, 8 GPUs, NVLink 4): 435.7 MB sent per GPU per step ≈ 996.1 µs on 8× H100 SXM · NVLink 4',
       '',
-      'Assumptions: bf16 · adamw · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (`block_size = 1024` (line 9)) · micro-batch 12 (`batch_size = 12` (line 8))',
+      'Assumptions: bf16 (settings) · adamw (inferred from `torch.optim.AdamW(model.parameters(), lr=6e-4)` (line 18)) · no activation checkpointing (default) · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (`block_size = 1024` (line 9)) · micro-batch 12 (`batch_size = 12` (line 8))',
     ].join('\n'),
     backward: [
       '**loss.backward()** triggers the gradient synchronisation of DistributedDataParallel',
@@ -73,20 +75,33 @@ const EXPECTED: Record<string, Record<string, string>> = {
       '',
       "Gradient accumulation without `no_sync()`: every micro-batch's backward triggers its own gradient sync (×4 per step).",
       '',
-      'Assumptions: bf16 · adamw · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (`block_size = 1024` (line 9)) · micro-batch 12 (`batch_size = 12` (line 8))',
+      'Assumptions: bf16 (settings) · adamw (inferred from `torch.optim.AdamW(model.parameters(), lr=6e-4)` (line 18)) · no activation checkpointing (default) · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (`block_size = 1024` (line 9)) · micro-batch 12 (`batch_size = 12` (line 8))',
     ].join('\n'),
   },
   'symbolic_model.py': {
     tagger: [
       '### Tagger · nn.Module',
       '',
-      '**Parameters:** ≥ 2.1M (lower bound) + unknown: `vocab` has no default: `if vocab is not None:`, `nn.Linear(d, vocab)`',
+      '**Parameters:** ≥ 2.1M (the known part; the rest is unknown, see below)',
       '',
-      'Memory not estimated: the parameter count is not fully known.',
+      '**Memory per GPU** (8× H100 SXM · NVLink 4; batch 8 × sequence 1024; ≥: the known part only)',
+      '',
+      '| strategy | weights | grads | optimizer | activations | peak/GPU | comm/step |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      '| **DDP** | ≥ 4.2 MB | ≥ 4.2 MB | ≥ 25.2 MB | ≥ 0 B | ≥ 37.8 MB | ≥ 7.3 MB ≈ 44.3 µs |',
+      '| ZeRO-1 | ≥ 4.2 MB | ≥ 4.2 MB | ≥ 3.1 MB | ≥ 0 B | ≥ 11.5 MB | ≥ 7.3 MB ≈ 44.3 µs |',
+      '| ZeRO-2 | ≥ 4.2 MB | ≥ 524.9 kB | ≥ 3.1 MB | ≥ 0 B | ≥ 10.0 MB | ≥ 7.3 MB ≈ 44.3 µs |',
+      '| ZeRO-3 | ≥ 524.9 kB | ≥ 524.9 kB | ≥ 3.1 MB | ≥ 0 B | ≥ 10.5 MB | ≥ 11.0 MB ≈ 66.5 µs |',
+      '| FSDP full | ≥ 524.9 kB | ≥ 524.9 kB | ≥ 3.1 MB | ≥ 0 B | ≥ 10.5 MB | ≥ 11.0 MB ≈ 66.5 µs |',
+      '',
+      '**Activations:** unknown, not counted (a lower bound)',
+      '',
+      '**Lower bound because:**',
+      '- `vocab` has no default: `if vocab is not None:`, `nn.Linear(d, vocab)`',
       '',
       '- `vocab` has no default and no config class was found: left unknown',
       '',
-      'Assumptions: bf16 · adamw · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (settings) · micro-batch 8 (settings)',
+      'Assumptions: bf16 (settings) · adamw (settings) · no activation checkpointing (default) · DDP · 8 GPUs (8× H100 SXM · NVLink 4) · sequence length 1024 (settings) · micro-batch 8 (settings)',
     ].join('\n'),
     unknownlayer: [
       '**nn.Linear(512, n_classes)** · parameters unknown: `nn.Linear(512, n_classes)` (`n_classes` unknown)',
@@ -127,7 +142,10 @@ test('the cluster profile and precision come from settings', async () => {
     provideHover({ model, position: mark(marks, 'gpt'), settings, workspace })!.contents as { value: string }
   ).value;
   assert.match(value, /\| \*\*ZeRO-3\*\* \|/);
-  assert.match(value, /Assumptions: fp32 · adamw · ZeRO-3 · 4 GPUs \(4× A100/);
+  assert.match(
+    value,
+    /Assumptions: fp32 \(settings\) · adamw \(settings\) · no activation checkpointing \(default\) · ZeRO-3 · 4 GPUs \(4× A100/,
+  );
 });
 
 test('hover p95 stays under 20 ms on a 2,000-line file (evaluation cached per FileModel)', async () => {
