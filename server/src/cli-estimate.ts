@@ -36,7 +36,6 @@ import {
   readModelOption,
   type ModelOptions,
 } from './cli-model-options';
-import { ESTIMATE_HELP } from './cli/help';
 import { WorkspaceFiles, type ModuleTree } from './modules';
 import { initParser, parseSource } from './parse/parser';
 
@@ -66,6 +65,30 @@ const USAGE =
   `[--precision ${PRECISIONS.join('|')}] [--optimizer ${OPTIMIZERS.join('|')}] [--checkpointing] ` +
   '[--gpus N] [--strategy S] [--format text|json] ' +
   MODEL_OPTIONS_USAGE;
+
+const HELP = `${USAGE}
+
+Parameters, memory per GPU (weights, gradients, optimizer state, activations, peak) and
+communication per step for each nn.Module class in PATH.
+
+  --class NAME        only this class
+  --batch B           micro-batch per GPU (default: the script's batch_size, else settings)
+  --seq T             sequence length (wins over the script and the config's block_size)
+  --input-shape C,H,W image input for convnets and ViTs (default: the script's transforms, else 3,224,224)
+  --precision P       fp32; amp-bf16/amp-fp16 (torch.autocast, fp32 weights and grads);
+                      bf16/fp16 (16-bit weights, fp32 master in the optimizer); bf16-pure
+  --optimizer O       ${OPTIMIZERS.join(', ')}
+  --checkpointing     activation checkpointing around each repeated block
+  --gpus N            data-parallel GPUs (fills nodes of the settings' GPUs per node)
+  --strategy S        ${STRATEGIES.join(', ')}
+  --format text|json  JSON: classes[].params.total, classes[].memoryBytes[<strategy>].peak and parts
+  --config k=v,...    constructor config values (see the usage line); --ctor "Cls(...)" builds one model
+  --help              this text
+
+Without a flag, values come from the script (torch.autocast, the optimizer it builds,
+checkpoint() in forward, batch_size/block_size assignments), then from [tool.shardlens]
+in the nearest pyproject.toml, then defaults. The output says which is which.
+`;
 
 function positiveInt(flag: string, value: string | undefined): number {
   const n = Number(value);
@@ -208,7 +231,7 @@ export async function runEstimate(argv: string[], io: EstimateIo): Promise<numbe
     return 2;
   }
   if (options.help) {
-    io.stdout(`${ESTIMATE_HELP}\n`);
+    io.stdout(HELP);
     return 0;
   }
   const path = resolve(io.cwd, options.path);

@@ -122,6 +122,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (command === '--help' || command === '-h' || command === 'help') {
+      if (rest[0] === 'estimate') return await runEstimate(['--help'], io);
       io.stdout(helpFor(rest[0]) ?? MAIN_HELP);
       return 0;
     }

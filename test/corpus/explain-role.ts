@@ -8,6 +8,7 @@ import { parseSource } from '../../server/src/parse/parser';
 import { buildFileModel } from '../../server/src/analysis/file-model';
 import { enclosingFunction, fieldOf, walk } from '../../server/src/analysis/syntax-helpers';
 import type { SyntaxNode } from '../../server/src/parse/syntax';
+import type { TrainingStepModel } from '../../server/src/analysis/training-step';
 
 async function main(): Promise<void> {
   const [file, lineText] = process.argv.slice(2);
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
     });
   }
   for (let loop = model.roles.enclosingLoop(found); loop; loop = model.roles.enclosingLoop(loop))
-    process.stdout.write(`loop at ${loop.start.line + 1} hot=${model.roles.isHotLoop(loop)}\n`);
+    process.stdout.write(
+      `loop at ${loop.start.line + 1} hot=${model.roles.isHotLoop(loop)} ${JSON.stringify([...(model.roles as unknown as { steps: TrainingStepModel }).steps.effectsOfLoop(loop).effects])}\n`,
+    );
 }
 void main();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initParser } from '../../server/src/parse/parser';
-import { setIncrementalFault, type IncrementalFault } from '../../server/src/parse/incremental';
+import { pointAt, setIncrementalFault, type IncrementalFault } from '../../server/src/parse/incremental';
 import { runEditEquivalence } from '../helpers/edit-equivalence';
 import { wasmDir } from '../helpers/paths';
 
@@ -39,3 +39,13 @@ for (const fault of ['skip-tree-edit', 'keep-errors'] satisfies IncrementalFault
     }
   });
 }
+
+test('tree-sitter points count rows at \\n only and columns in UTF-16 units', () => {
+  const text = 'a\r\nb😀c\rd\ne';
+  assert.deepEqual(pointAt(text, 0), { row: 0, column: 0 });
+  assert.deepEqual(pointAt(text, 3), { row: 1, column: 0 });
+  // The astral character is two UTF-16 units; a lone \r is no row break to tree-sitter.
+  assert.deepEqual(pointAt(text, 7), { row: 1, column: 4 });
+  assert.deepEqual(pointAt(text, 8), { row: 1, column: 5 });
+  assert.deepEqual(pointAt(text, text.length), { row: 2, column: 1 });
+});

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../server/src/cli';
-import { CHECK_HELP, ESTIMATE_HELP, MAIN_HELP } from '../../server/src/cli/help';
+import { CHECK_HELP, MAIN_HELP } from '../../server/src/cli/help';
 import { repoRoot, wasmDir } from '../helpers/paths';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -33,11 +33,11 @@ describe('CLI help and version', () => {
       for (const flag of ['--help', '-h']) {
         const { code, out, err } = await cli([command, flag]);
         assert.equal(code, 0, err);
-        assert.match(out, new RegExp(`^Usage: shardlens ${command}`));
+        assert.match(out, new RegExp(`^Usage: shardlens ${command}`, 'i'));
       }
       const viaHelp = await cli(['help', command]);
       assert.equal(viaHelp.code, 0);
-      assert.match(viaHelp.out, new RegExp(`^Usage: shardlens ${command}`));
+      assert.match(viaHelp.out, new RegExp(`^Usage: shardlens ${command}`, 'i'));
     });
   }
 
@@ -58,7 +58,7 @@ describe('CLI help and version', () => {
     assert.match(unknown.err, /unknown command "frobnicate"/);
   });
 
-  test('every option the parsers accept is in the help', () => {
+  test('every option the parsers accept is in the help', async () => {
     const checkFlags = flagsIn('server/src/cli.ts').filter((f) => f !== '--help');
     const estimateFlags = flagsIn('server/src/cli-estimate.ts');
     assert.ok(checkFlags.includes('--fail-on') && estimateFlags.includes('--strategy'));
@@ -66,8 +66,9 @@ describe('CLI help and version', () => {
       checkFlags.filter((f) => !CHECK_HELP.includes(f) && !MAIN_HELP.includes(f)),
       [],
     );
+    const estimateHelp = (await cli(['estimate', '--help'])).out;
     assert.deepEqual(
-      estimateFlags.filter((f) => !ESTIMATE_HELP.includes(f)),
+      estimateFlags.filter((f) => !estimateHelp.includes(f)),
       [],
     );
   });

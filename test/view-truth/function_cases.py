@@ -421,3 +421,34 @@ class HeadLayout:
     def channels_last_tokens(self, images):
         n, c, h, w = images.shape
         return self._to_channels_last(images).view(n, h * w, c)
+
+
+# --- a module's forward, called through an instance in the same file --------------------
+
+
+class CoreAttention(torch.nn.Module):
+    @view_case("silent", "randn(2, 5, 4, 8).transpose(1, 2)", "randn(3, 4, 2, 6).transpose(1, 2)")
+    def forward(self, q):
+        # The only instance receives `q` transposed, as its caller in this file makes it.
+        B, nh, T, hs = q.shape
+        return q.transpose(1, 2).view(B, T, nh * hs)
+
+
+class UsesCoreAttention(torch.nn.Module):
+    def __init__(self, n_heads=2):
+        super().__init__()
+        self.n_heads = n_heads
+        self.core = CoreAttention()
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q = x.view(B, T, self.n_heads, C // self.n_heads).transpose(1, 2)
+        return self.core(q)
+
+
+class MergeHeads(torch.nn.Module):
+    @view_case("warning", "randn(2, 4, 5, 8)", "randn(3, 2, 4, 6)")
+    def forward(self, y):
+        # Never instantiated in this file: `y` keeps the contiguous assumption.
+        B, nh, T, hs = y.shape
+        return y.transpose(1, 2).view(B, T, nh * hs)

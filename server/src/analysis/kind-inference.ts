@@ -434,6 +434,11 @@ class KindInference implements SharedKindState {
       }
       case 'lambda':
         return 'unknown';
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression':
+        return this.comprehension(node, env);
       default:
         for (const child of node.children) if (child.type !== 'comment') this.expr(child, env);
         return /^(list|tuple|dictionary|set|list_comprehension|dictionary_comprehension|set_comprehension|generator_expression|expression_list)$/.test(
@@ -448,7 +453,9 @@ class KindInference implements SharedKindState {
     const callee = fieldOf(node, 'function')!;
     const args = fieldOf(node, 'arguments');
     const calleeKind = this.expr(callee, env);
-    if (args)
+    // `f(x for x in xs)`: the arguments node is the generator expression itself.
+    if (args?.type === 'generator_expression') this.expr(args, env);
+    else if (args)
       for (const arg of args.children)
         this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
     const qualified = this.imports.resolve(callee);
@@ -497,6 +504,21 @@ class KindInference implements SharedKindState {
     return (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) ?? 'unknown';
   }
 
+  /** A comprehension binds its own loop names: they shadow, never update, the enclosing scope. */
+  private comprehension(node: SyntaxNode, env: Env): Kind {
+    const inner: Env = new Map(env);
+    const clauses = node.children.filter((c) => c.type === 'for_in_clause');
+    for (const clause of clauses) {
+      const right = fieldOf(clause, 'right');
+      const left = fieldOf(clause, 'left');
+      const element = right ? this.iterationKind(right, inner) : 'unknown';
+      if (left) this.assign(left, element, undefined, inner);
+    }
+    for (const child of node.children)
+      if (child.type !== 'for_in_clause' && child.type !== 'comment') this.expr(child, inner);
+    return 'collection';
+  }
+
   /** `self.name(...)` inside a class that defines method `name` (not a module's forward: that is a module call). */
   private ownMethod(call: SyntaxNode, name: string): SyntaxNode | undefined {
     const cls = enclosingClass(call);
@@ -537,6 +559,8 @@ class KindInference implements SharedKindState {
       return 'unknown';
     }
     if (objectKind === 'module' && (name === 'weight' || name === 'bias')) return 'tensor';
+    // Only tensors (parameters) have a `.grad` in PyTorch code: `p.grad` of an untyped `p` is one.
+    if (objectKind === 'unknown' && name === 'grad') return 'tensor';
     if (objectKind === 'module' && name === 'module') return 'module';
     return 'unknown';
   }

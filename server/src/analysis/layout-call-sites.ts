@@ -38,17 +38,50 @@ export function callerContiguity(
     method === 'function'
       ? identifiersNamed(model, name)
       : model.nodes.attribute.filter((a) => fieldOf(a, 'attribute')?.text === name);
+  const calls: SyntaxNode[] = [];
   for (const reference of references) {
     if (reference.parent?.type === 'function_definition' && fieldOf(reference.parent, 'name') === reference)
       continue;
     const call = reference.parent;
     if (call?.type !== 'call' || fieldOf(call, 'function') !== reference) return 'unknown';
+    calls.push(call);
+  }
+  if (method === 'bound' && (name === 'forward' || name === '__call__')) {
+    const moduleCalls = instanceCalls(model, input.fn);
+    if (!moduleCalls) return 'unknown';
+    calls.push(...moduleCalls);
+  }
+  for (const call of calls) {
     const argument =
       (paramName && keywordArg(call, paramName)) ?? (index >= 0 ? positionalArgs(call)[index] : undefined);
     if (!argument || !knownContiguous({ model, evaluator, node: argument, visiting })) return 'unknown';
     verdict = 'contiguous';
   }
   return verdict;
+}
+
+/**
+ * Calls of the instances of `fn`'s class (`self.core = CoreAttention()` then `self.core(q)`),
+ * which run its `forward`; undefined when the class is used in any other way in the file
+ * (subclassed, put in a container, passed around), since those callers cannot be followed.
+ */
+function instanceCalls(model: FileModel, fn: SyntaxNode): SyntaxNode[] | undefined {
+  const holder = fn.parent?.type === 'decorated_definition' ? fn.parent : fn;
+  const cls = holder.parent?.parent;
+  const className = cls && fieldOf(cls, 'name');
+  if (!cls || !className) return undefined;
+  const calls: SyntaxNode[] = [];
+  for (const reference of identifiersNamed(model, className.text)) {
+    if (reference === className) continue;
+    const ctor = reference.parent;
+    const assignment = ctor?.parent;
+    if (ctor?.type !== 'call' || fieldOf(ctor, 'function') !== reference) return undefined;
+    if (assignment?.type !== 'assignment' || fieldOf(assignment, 'right') !== ctor) return undefined;
+    const target = fieldOf(assignment, 'left')?.text;
+    if (!target) return undefined;
+    calls.push(...model.nodes.call.filter((call) => fieldOf(call, 'function')?.text === target));
+  }
+  return calls;
 }
 
 /** `bound` (self or cls comes first), `static`, or `function` (not in a class). */

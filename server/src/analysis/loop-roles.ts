@@ -68,6 +68,7 @@ export class LoopRoles {
   private readonly roleCache = new Map<SyntaxNode, RoleWithNote>();
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
   private readonly optInFlags: ReadonlySet<string>;
+  private readonly definedOptions = new Set<string>();
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
@@ -81,7 +82,9 @@ export class LoopRoles {
       optimizerNames,
       facts && ((node) => facts.kindOf(node) === 'tensor'),
     );
-    this.optInFlags = facts?.root ? collectOptInFlags(nodes.call, facts.root) : new Set();
+    this.optInFlags = facts?.root
+      ? collectOptInFlags(nodes.call, facts.root, this.definedOptions)
+      : new Set();
     this.propagateCallers(nodes.call);
   }
 
@@ -186,7 +189,9 @@ export class LoopRoles {
   private propagateCallers(allCalls: readonly SyntaxNode[]): void {
     for (const fn of this.nodes.function_definition) {
       const name = fieldOf(fn, 'name')?.text ?? '';
-      if (TRAINING_STEP_FUNCTIONS.test(name) || this.steps.isStepFunction(fn))
+      // A function doing half a step (only `opt.step()`, the backward in a library) is hot
+      // only when a step calls it; one doing a whole step is hot wherever it is called from.
+      if (TRAINING_STEP_FUNCTIONS.test(name) || this.steps.isCompleteStepFunction(fn))
         this.functionRole.set(fn, { role: 'hot' });
     }
     // Each call with the same-file functions it may invoke (a function calling itself excluded).
@@ -248,6 +253,7 @@ export class LoopRoles {
       boundary,
       context: {
         optInFlags: this.optInFlags,
+        definedOptions: this.definedOptions,
         assigned: (name) => lastAssignment(this.nodes.assignment, name),
         returned: (call) => this.returnedExpression(call),
       },

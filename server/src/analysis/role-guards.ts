@@ -2,7 +2,8 @@
 // (`step % n == 0`, a logging flag), early exits (`if not should_log: return`, `if step % n:
 // continue`), fatal-error branches (print, then exit or raise: at most once), rank-0 guards
 // (only rank 0 runs it, every step: not amortised), opt-in flags (an argparse
-// `store_true` / `default=False` option or a `bool = False` config field: off by default),
+// `store_true` / `default=False` option, a `bool = False` config field or a `flag=False`
+// keyword parameter: off by default),
 // and a statement right after an explicit `synchronize()` (nothing left to wait for).
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, lastName, positionalArgs, unwrap, walk } from './syntax-helpers';
@@ -12,7 +13,7 @@ export type GuardNote =
   | { kind: 'interval' }
   | { kind: 'once' }
   | { kind: 'rank0' }
-  | { kind: 'opt-in'; flag: string }
+  | { kind: 'opt-in'; flag: string; defaultShown: boolean }
   | { kind: 'after-sync' };
 
 /** What a condition's truth says about how often its branch runs. */
@@ -27,6 +28,8 @@ interface ConditionFacts {
   notRank0: boolean;
   /** An off-by-default flag that must be set for the condition to hold. */
   optIn?: string;
+  /** Whether the file shows that flag's default (false: a config option defined elsewhere). */
+  optInShown?: boolean;
 }
 
 const LOGGING_FLAG = /(^|_)(log|logs|logging|print|report|verbose|display)(_|$|\d)|wandb|tensorboard/i;
@@ -35,10 +38,16 @@ const RANK_NAME =
   /^(rank|local_rank|global_rank|node_rank|ddp_rank|ddp_local_rank|process_index|local_process_index|get_rank|global_rank_id)$/;
 const RANK_ZERO_CALL =
   /(^|\.)(is_main_process|is_local_main_process|is_global_zero|is_rank_0|is_rank_zero|is_master)\s*\(/;
+/** Objects holding parsed options or configs (`args.x`, `self.cfg.x`). */
+const CONFIG_OBJECT = /^(args|opt|opts|options|config|cfg|hparams|flags)$/;
 const FATAL_CALL = /^(sys\.exit|exit|quit|os\._exit|os\.abort)$/;
 
 /** The off-by-default flags of a file: argparse `store_true` / `default=False` options and `bool = False` fields. */
-export function collectOptInFlags(calls: readonly SyntaxNode[], root: SyntaxNode): Set<string> {
+export function collectOptInFlags(
+  calls: readonly SyntaxNode[],
+  root: SyntaxNode,
+  defined: Set<string> = new Set(),
+): Set<string> {
   const flags = new Set<string>();
   for (const call of calls) {
     const callee = fieldOf(call, 'function');
@@ -47,16 +56,22 @@ export function collectOptInFlags(calls: readonly SyntaxNode[], root: SyntaxNode
     const defaultValue = keywordArg(call, 'default')?.text;
     const offByDefault =
       (action === 'store_true' && (!defaultValue || defaultValue === 'False')) || defaultValue === 'False';
-    if (!offByDefault) continue;
     const dest = keywordArg(call, 'dest')?.text.replace(/['"]/g, '');
     const long = positionalArgs(call)
       .map((a) => a.text.replace(/['"]/g, ''))
       .find((a) => a.startsWith('--'));
     const name = dest ?? long?.slice(2).replace(/-/g, '_');
-    if (name) flags.add(name);
+    if (name) defined.add(name);
+    if (name && offByDefault) flags.add(name);
   }
   walk(root, (node) => {
-    if (node.type === 'function_definition') return false;
+    // `def __init__(self, use_fp16=False)`: a keyword parameter off by default.
+    if (node.type === 'default_parameter' && fieldOf(node, 'value')?.text === 'False') {
+      const name = fieldOf(node, 'name');
+      if (name?.type === 'identifier') flags.add(name.text);
+    }
+    if (node.type === 'function_definition') return;
+    if (node.type === 'block' && node.parent?.type === 'function_definition') return false;
     // `flag: bool = False` in a class body (dataclass or config class).
     if (
       node.type === 'assignment' &&
@@ -66,6 +81,10 @@ export function collectOptInFlags(calls: readonly SyntaxNode[], root: SyntaxNode
       const left = fieldOf(node, 'left');
       if (left?.type === 'identifier') flags.add(left.text);
     }
+    if (node.type === 'assignment' && fieldOf(node, 'type')) {
+      const left = fieldOf(node, 'left');
+      if (left?.type === 'identifier') defined.add(left.text);
+    }
   });
   return flags;
 }
@@ -73,6 +92,8 @@ export function collectOptInFlags(calls: readonly SyntaxNode[], root: SyntaxNode
 /** What reading a condition needs from the file. */
 export interface GuardContext {
   optInFlags: ReadonlySet<string>;
+  /** Every option the file defines (argparse destinations, annotated config fields). */
+  definedOptions?: ReadonlySet<string>;
   /** The value last assigned to a name before its use, in its function. */
   assigned: (name: SyntaxNode) => SyntaxNode | undefined;
   /** The expression a same-file function returns (its only `return`), for `if divisible_by(step, n):`. */
@@ -103,6 +124,7 @@ export function conditionFacts(condition: SyntaxNode, context: GuardContext, dep
       rank0: a.rank0 || b.rank0,
       notRank0: a.notRank0 && b.notRank0,
       optIn: a.optIn ?? b.optIn,
+      optInShown: a.optIn ? a.optInShown : b.optInShown,
     };
   }
   if (node.type === 'binary_operator' && node.operator === '%') return { ...none, frequent: true };
@@ -127,7 +149,12 @@ export function conditionFacts(condition: SyntaxNode, context: GuardContext, dep
   if (node.type === 'identifier' || node.type === 'attribute') {
     const name = lastName(node) ?? '';
     if (RANK_ZERO_FLAG.test(name)) return { ...none, rank0: true };
-    if (context.optInFlags.has(name)) return { ...none, optIn: name };
+    if (context.optInFlags.has(name)) return { ...none, optIn: name, optInShown: true };
+    // `if args.exit_after_minutes:` with the option defined in another file: its default is not
+    // shown, so the branch is weak evidence of running every step.
+    const owner = node.type === 'attribute' ? fieldOf(node, 'object') : undefined;
+    if (owner && CONFIG_OBJECT.test(lastName(owner) ?? '') && !context.definedOptions?.has(name))
+      return { ...none, optIn: name, optInShown: false };
     if (node.type === 'identifier') {
       const value = context.assigned(node);
       if (value && value !== node) {
@@ -179,7 +206,7 @@ export function guardNote(input: {
   const { statement, boundary, context } = input;
   if (followsSynchronize(statement)) return { kind: 'after-sync' };
   let rank0 = false;
-  let optIn: string | undefined;
+  let optIn: { flag: string; shown: boolean } | undefined;
   let child = statement;
   for (let current = statement.parent; current && current !== boundary; current = current.parent) {
     if (
@@ -190,7 +217,7 @@ export function guardNote(input: {
       const facts = conditionFacts(fieldOf(current, 'condition')!, context);
       if (facts.rare && !input.trains(child)) return { kind: 'interval' };
       rank0 ||= facts.rank0;
-      optIn ??= facts.optIn;
+      if (facts.optIn) optIn ??= { flag: facts.optIn, shown: facts.optInShown ?? false };
     }
     if (
       current.type === 'else_clause' &&
@@ -212,7 +239,7 @@ export function guardNote(input: {
     }
     child = current;
   }
-  if (optIn) return { kind: 'opt-in', flag: optIn };
+  if (optIn) return { kind: 'opt-in', flag: optIn.flag, defaultShown: optIn.shown };
   return rank0 ? { kind: 'rank0' } : undefined;
 }
 

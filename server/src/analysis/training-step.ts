@@ -14,6 +14,11 @@ export interface BlockEffects {
   effects: ReadonlySet<TrainingEffect>;
   /** A nested loop (or a called function's loop) runs whole training steps by itself. */
   containsStepLoop: boolean;
+  /**
+   * (Functions only) a nested loop trains in part and the function does not complete the
+   * step: the caller decides whether that loop was an accumulation loop or the step loop.
+   */
+  partialLoop?: boolean;
 }
 
 const LOOPS = new Set(['for_statement', 'while_statement']);
@@ -97,6 +102,12 @@ export class TrainingStepModel {
     return effects.size > 0 && !containsStepLoop;
   }
 
+  /** Whether `fn` runs a whole step by itself (backward and optimizer step, no loop of steps). */
+  isCompleteStepFunction(fn: SyntaxNode): boolean {
+    const { effects, containsStepLoop } = this.effectsOfFunction(fn);
+    return isComplete(effects) && !containsStepLoop;
+  }
+
   /** Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a method `f` of the file. */
   calledFunctions(call: SyntaxNode): SyntaxNode[] {
     const callee = fieldOf(call, 'function');
@@ -114,7 +125,7 @@ export class TrainingStepModel {
     let known = this.loopEffects.get(loop);
     if (!known) {
       this.loopEffects.set(loop, NONE); // recursion guard
-      known = this.effectsOfBlock(fieldOf(loop, 'body') ?? loop);
+      known = this.effectsOfBlock(fieldOf(loop, 'body') ?? loop, false);
       this.loopEffects.set(loop, known);
     }
     return known;
@@ -124,7 +135,7 @@ export class TrainingStepModel {
     let known = this.functionEffects.get(fn);
     if (!known) {
       this.functionEffects.set(fn, NONE); // recursion guard
-      known = this.effectsOfBlock(fieldOf(fn, 'body') ?? fn);
+      known = this.effectsOfBlock(fieldOf(fn, 'body') ?? fn, true);
       this.functionEffects.set(fn, known);
     }
     return known;
@@ -137,14 +148,18 @@ export class TrainingStepModel {
    * loops of their own (the other half happens in a library), and so is a loop that trains
    * completely.
    */
-  private effectsOfBlock(body: SyntaxNode): BlockEffects {
+  private effectsOfBlock(body: SyntaxNode, isFunction: boolean): BlockEffects {
     const direct = new Set<TrainingEffect>();
     const loopEffects: ReadonlySet<TrainingEffect>[] = [];
     let containsStepLoop = false;
+    let calledPartialLoop = false;
     const absorb = (inner: BlockEffects, isLoop: boolean) => {
       if (inner.containsStepLoop || (isLoop && isComplete(inner.effects))) containsStepLoop = true;
       else if (isLoop) loopEffects.push(inner.effects);
-      else inner.effects.forEach((e) => direct.add(e));
+      else {
+        inner.effects.forEach((e) => direct.add(e));
+        calledPartialLoop ||= !!inner.partialLoop;
+      }
     };
     walk(body, (node) => {
       if (node === body) return;
@@ -160,8 +175,12 @@ export class TrainingStepModel {
     });
     const total = new Set(direct);
     for (const effects of loopEffects) effects.forEach((e) => total.add(e));
-    if (isComplete(total) || loopEffects.every((e) => e.size === 0))
-      return { effects: total, containsStepLoop };
+    const partial = calledPartialLoop || loopEffects.some((e) => e.size > 0);
+    if (isComplete(total) || !partial) return { effects: total, containsStepLoop };
+    // A loop trained in part and nothing here completes the step: in a function the caller
+    // may (a micro-batch loop before the caller's `opt.step()`); in a loop body, that inner
+    // loop is the step loop.
+    if (isFunction) return { effects: total, containsStepLoop, partialLoop: true };
     return { effects: direct, containsStepLoop: true };
   }
 

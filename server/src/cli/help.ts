@@ -1,6 +1,6 @@
-// `--help` for the CLI and each subcommand, and the version `--version` prints (package.json's).
-// test/unit/cli-help.test.ts checks that every option the parsers in cli.ts and cli-estimate.ts
-// accept is described here, so a new flag cannot go undocumented.
+// `--help` for the CLI, `check` and `rules` (`estimate` has its own beside its parser), and the
+// version `--version` prints (package.json's). test/unit/cli-help.test.ts checks that every
+// option the parsers accept is in the help, so a new flag cannot go undocumented.
 import { version } from '../../../package.json';
 
 /** The extension and CLI version, from package.json. */
@@ -33,36 +33,6 @@ Options:
 
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or I/O errors.`;
 
-/** `shardlens estimate --help`. */
-export const ESTIMATE_HELP = `Usage: shardlens estimate PATH [options]
-
-For each nn.Module class of a Python file: parameters, memory per GPU (weights, gradients,
-optimizer state, activations) and communication per step, with the assumptions stated.
-Flags win over what the script shows (torch.autocast, the optimizer, checkpoint() in forward,
-batch_size/block_size), which wins over [tool.shardlens.cluster] and [tool.shardlens.estimate]
-in the nearest pyproject.toml, then Shardlens's defaults; the output says which is which.
-
-Options:
-  --class NAME               only this class
-  --gpus N                   total GPUs (a multiple of the GPUs per node)
-  --strategy S               ddp, zero1, zero2, zero3, fsdp-full, fsdp-grad-op, fsdp-hybrid,
-                             fsdp-no-shard
-  --precision P              fp32; amp-bf16 or amp-fp16 (torch.autocast: fp32 weights and
-                             gradients); bf16 or fp16 (fp32 master in the optimizer); bf16-pure
-  --optimizer O              adamw, adam, sgd, sgd-momentum, adafactor, adam-8bit
-  --checkpointing            activation checkpointing around each repeated block
-  --batch B                  micro-batch size per GPU
-  --seq T                    sequence length (wins over the script and the config's block_size)
-  --input-shape C,H,W        image input for convnets and ViTs (default: the script's, else 3,224,224)
-  --format text|json         output format (default: text)
-  --config KEY=VALUE,...     values for the class's __init__ parameters or the fields of the
-                             config it takes (n_layer=24,vocab_size=50257,model_type=gpt2)
-  --ctor EXPR                build the model from a Python expression evaluated in the file,
-                             e.g. "GPT(GPTConfig(n_layer=24))" or "resnet50(weights=None)"
-  -h, --help                 show this help
-
-Exit status: 0 on success, 2 on usage errors or a missing file.`;
-
 /** `shardlens rules --help`. */
 export const RULES_HELP = `Usage: shardlens rules
 
@@ -74,7 +44,8 @@ Options:
 /** The help of a subcommand, or undefined for an unknown one. */
 export function helpFor(command: string | undefined): string | undefined {
   if (command === undefined) return MAIN_HELP;
-  const byCommand: Record<string, string> = { check: CHECK_HELP, estimate: ESTIMATE_HELP, rules: RULES_HELP };
+  // `estimate` keeps its help beside its parser (cli-estimate.ts) and answers --help itself.
+  const byCommand: Record<string, string> = { check: CHECK_HELP, rules: RULES_HELP };
   return Object.hasOwn(byCommand, command) ? byCommand[command] : undefined;
 }
 

@@ -2,7 +2,7 @@
 // lists, dicts, configs, parameters and modules, and dispatch to user classes and functions
 // (instantiate.ts) or to library names (library-calls.ts).
 import type { SyntaxNode } from '../parse/syntax';
-import { initLibraryBase } from './base-init';
+import { initLibraryBase, libraryModuleMethod } from './base-init';
 import { containerMethod } from './containers';
 import { bindRecordFields, classKind, instantiateClass, runFunction } from './instantiate';
 import { reasonOf, type Env, type Interpreter } from './interpreter';
@@ -214,7 +214,10 @@ export function callMethod(
       }
       return undefined;
     case 'module':
-      return containerMethod(interp, { module: receiver.module, self: receiver, name, args, node });
+      return (
+        containerMethod(interp, { module: receiver.module, self: receiver, name, args, node }) ??
+        libraryModuleMethod(interp, { self: receiver, name, node })
+      );
     case 'tensor':
       if ((name === 'view' || name === 'reshape') && receiver.shape) return reshaped(receiver, args, node);
       return (

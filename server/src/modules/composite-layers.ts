@@ -130,15 +130,15 @@ export function createComposite(input: {
   text: string;
 }): ModuleInstance | undefined {
   const { name, args, text } = input;
-  if (name === 'Transformer') return transformer(args, text);
-  if (name !== 'TransformerEncoder' && name !== 'TransformerDecoder') return undefined;
-  const layerKey = name === 'TransformerEncoder' ? 'encoder_layer' : 'decoder_layer';
-  const bound = bind([layerKey, 'num_layers', 'norm'], args);
-  return stack({
-    name,
-    layer: bound.get(layerKey),
-    count: bound.get('num_layers'),
-    norm: bound.get('norm'),
-    text,
-  });
+  let module: ModuleInstance | undefined;
+  if (name === 'Transformer') module = transformer(args, text);
+  else if (name === 'TransformerEncoder' || name === 'TransformerDecoder') {
+    const layerKey = name === 'TransformerEncoder' ? 'encoder_layer' : 'decoder_layer';
+    const bound = bind([layerKey, 'num_layers', 'norm'], args);
+    const layer = bound.get(layerKey);
+    module = stack({ name, layer, count: bound.get('num_layers'), norm: bound.get('norm'), text });
+  }
+  // As createLayer does for catalog layers: the evaluated arguments, for the forward walker.
+  if (module) module.constructorArgs = { positional: args.positional, keywords: args.keywords };
+  return module;
 }

@@ -229,10 +229,12 @@ function pickConfigClass(
     if (value?.kind === 'class' && classKind(interp, value.cls) !== 'module') return value.cls;
   }
   if (!CONFIG_PARAM.test(name)) return undefined;
-  const records = [...scope.classes.values()].filter(
-    (c) => /(Config|Args)$/.test(c.name) && classKind(interp, c) === 'record',
+  const named = [...scope.classes.values()].filter((c) => /(Config|Args)$/.test(c.name));
+  // A dataclass first; else a transformers-style config class (a PretrainedConfig subclass).
+  return (
+    named.find((c) => classKind(interp, c) === 'record') ??
+    named.find((c) => interp.libraryBases(c).some((b) => /PretrainedConfig$/.test(b)))
   );
-  return records[0];
 }
 
 function resolveName(interp: Interpreter, scope: FileScope, dotted: string): Value | undefined {

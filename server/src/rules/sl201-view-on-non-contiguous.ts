@@ -48,7 +48,8 @@ import type { RuleText } from './messages/common';
  * `y.transpose(1, 2).view(B, T, C)` when the view keeps its shape; a 4-D one never does). Where
  * a caller in the same file passes a tensor not known to be contiguous (attention helpers often
  * receive `q.transpose(1, 2)` and transpose it back), or the function is passed around by name,
- * the rule stays silent. `test/view-truth/function-cases.json` holds such functions run with
+ * the rule stays silent; a module's `forward` is called through its instances in the file
+ * (`self.core = CoreAttention()`, then `self.core(q)`). `test/view-truth/function-cases.json` holds such functions run with
  * real PyTorch (`generate_function_truth.py`): a warning is checked to raise on every run, an
  * information finding to raise on some runs and pass on others, and silence to pass on some.
  *

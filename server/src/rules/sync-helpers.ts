@@ -28,13 +28,35 @@ export function isHostResident(model: FileModel, node: SyntaxNode, depth = 0): b
   if (target.type === 'subscript') return isHostResident(model, fieldOf(target, 'value')!, depth + 1);
   if (target.type === 'identifier') {
     const value = lastAssignedValue(model, target);
-    return !!value && isHostResident(model, value, depth + 1);
+    if (value) return isHostResident(model, value, depth + 1);
+    // A name bound by a loop or comprehension over a host tensor (`for i in ix`) is a host element.
+    const iterable = bindingIterable(target);
+    return !!iterable && isHostResident(model, iterable, depth + 1);
   }
   if (target.type !== 'call') return false;
   if (chainHasHostCopy(model, target)) return true;
   const qualified = model.imports.resolve(fieldOf(target, 'function')!);
   if (!qualified || !HOST_FACTORIES.test(qualified) || keywordArg(target, 'device')) return false;
   return !setsDefaultDevice(model);
+}
+
+/** The iterable of the nearest `for` loop or comprehension clause binding `name`, if any. */
+function bindingIterable(name: SyntaxNode): SyntaxNode | undefined {
+  for (let current = name.parent; current; current = current.parent) {
+    if (current.type === 'function_definition') return undefined;
+    const clauses =
+      current.type === 'for_statement'
+        ? [current]
+        : /comprehension|generator_expression/.test(current.type)
+          ? current.children.filter((c) => c.type === 'for_in_clause')
+          : [];
+    for (const clause of clauses) {
+      const left = fieldOf(clause, 'left');
+      if (left && (left.text === name.text || left.children.some((c) => c.text === name.text)))
+        return fieldOf(clause, 'right');
+    }
+  }
+  return undefined;
 }
 
 /** Per model: whether the file sets a default device (a regex over the whole text, so run once). */
@@ -67,7 +89,9 @@ export function displayName(node: SyntaxNode): string {
 export function syncCost(model: FileModel, node: SyntaxNode): string {
   const guard = model.guardOf(node);
   if (guard?.kind === 'opt-in')
-    return `It runs only when \`${guard.flag}\` is set, which is off by default; when on, it stalls every step.`;
+    return guard.defaultShown
+      ? `It runs only when \`${guard.flag}\` is set, which is off by default; when on, it stalls every step.`
+      : `It runs only when \`${guard.flag}\` is set, an option whose default this file does not show; when on, it stalls every step.`;
   if (guard?.kind === 'after-sync')
     return (
       'It comes right after an explicit synchronize, so no kernel is queued and it adds almost nothing; ' +

@@ -90,20 +90,30 @@ async function statusBarAndOutput({ page }) {
   await open(page, demoFiles.model);
   await poll('the items back for a Python file', () => clusterItem(page).isVisible());
   await runCommand(page, 'Shardlens: Show Output');
+  // The output view renders only the lines in view, so each line is found through the panel's
+  // filter box, as a person would look for it.
   const lines = page.locator('.panel .monaco-editor .view-lines').first();
-  const log = await poll(
-    'the server start, grammar and PyTorch lines in the Shardlens output',
-    async () => {
-      const text = (await lines.innerText()).replace(/\u00a0/g, ' ');
-      const wanted = [
-        /Shardlens language server \d+\.\d+\.\d+ starting/,
-        /Python grammar loaded in \d+ ms/,
-        /PyTorch \d/,
-      ];
-      return wanted.every((w) => w.test(text)) ? text : false;
-    },
-    { timeoutMs: 60_000, intervalMs: 1000 },
-  );
+  const filter = page.locator('.panel input[placeholder^="Filter"]').first();
+  const found = [];
+  for (const [text, pattern] of [
+    ['language server', /Shardlens language server \d+\.\d+\.\d+ starting/],
+    ['grammar', /Python grammar loaded in \d+ ms/],
+    ['PyTorch', /PyTorch \d+\.\d+\S* found with/],
+  ]) {
+    await filter.fill(text);
+    found.push(
+      await poll(
+        `"${text}" in the Shardlens output`,
+        async () => {
+          const visible = (await lines.innerText()).replace(/\u00a0/g, ' ');
+          return visible.split('\n').find((l) => pattern.test(l)) ?? false;
+        },
+        { timeoutMs: 60_000, intervalMs: 1000 },
+      ),
+    );
+  }
+  await filter.fill('');
+  const log = found.join('\n');
   await shot(page, 'ed-output-channel');
   await page.keyboard.press('Control+J'); // hide the panel again
   return {
@@ -129,19 +139,9 @@ async function clusterPicker({ page, folder }) {
     });
     const settingsBefore = readFileSync(join(folder, '.vscode', 'settings.json'), 'utf8');
     const statusBefore = (await clusterItem(page).innerText()).trim();
-    // Filtering by the id the rows show.
-    await clusterItem(page).click();
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible' });
-    await input.fill('a100-40gb');
-    const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-    const filtered = await poll('rows filtered by the id a100-40gb', async () => {
-      const texts = await rows.allInnerTexts();
-      return texts.length > 0 && texts.every((t) => /a100-40gb/i.test(t)) ? texts : false;
-    });
-    await shot(page, 'ed-picker-filter-by-id');
-    await page.keyboard.press('Escape');
     // A walk pressing Enter at every step.
+    const input = page.locator('.quick-input-widget input');
+    const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
     await clusterItem(page).click();
     const title = page.locator('.quick-input-widget .quick-input-title');
     const steps = [];
@@ -156,12 +156,28 @@ async function clusterPicker({ page, folder }) {
           .isVisible()
           .catch(() => false));
       if (isList) {
-        const focused = (await focusedRow(page).innerText()).replace(/\s+/g, ' ');
+        const focused = await poll(`the focused row of ${stepTitle} to settle`, async () => {
+          const text = (await focusedRow(page).innerText()).replace(/\s+/g, ' ');
+          return (await input.inputValue()) === '' ? text : false;
+        });
         if (!/\(current\)/.test(focused)) throw new Error(`${stepTitle}: Enter would pick "${focused}"`);
         steps.push(`${stepTitle}: ${focused}`);
         if (step === 1) await shot(page, 'ed-picker-enter-keeps-current');
       } else steps.push(`${stepTitle}: ${await input.inputValue()}`);
       await page.keyboard.press('Enter');
+      // NOTE: a keypress can land while the widget is still settling; press again if the step stays.
+      let waited = 0;
+      await poll(
+        `${stepTitle} to be accepted`,
+        async () => {
+          const now = await title.innerText().catch(() => '');
+          if (!now.includes(`(${step}/5)`) || !(await page.locator('.quick-input-widget').isVisible()))
+            return true;
+          if ((waited += 1) % 6 === 0) await page.keyboard.press('Enter');
+          return false;
+        },
+        { timeoutMs: 15_000, intervalMs: 500 },
+      );
     }
     await poll('the picker to close', async () => !(await page.locator('.quick-input-widget').isVisible()));
     const settingsAfter = readFileSync(join(folder, '.vscode', 'settings.json'), 'utf8');
@@ -169,6 +185,20 @@ async function clusterPicker({ page, folder }) {
     const statusAfter = (await clusterItem(page).innerText()).trim();
     if (statusAfter !== statusBefore) throw new Error(`status bar "${statusBefore}" became "${statusAfter}"`);
     await shot(page, 'ed-picker-after-walk');
+    // Filtering by the id the rows show.
+    await clusterItem(page).click();
+    await input.waitFor({ state: 'visible' });
+    await input.fill('a100-40gb');
+    const filtered = await poll('rows filtered by the id a100-40gb', async () => {
+      const texts = await rows.allInnerTexts();
+      return texts.length > 0 && texts.every((t) => /a100-40gb/i.test(t)) ? texts : false;
+    });
+    await shot(page, 'ed-picker-filter-by-id');
+    await page.keyboard.press('Escape');
+    await poll(
+      'the filtered picker to close',
+      async () => !(await page.locator('.quick-input-widget').isVisible()),
+    );
     return {
       details: `filter "a100-40gb" showed ${filtered.length} row(s): ${filtered[0].replace(/\s+/g, ' ')}; walk: ${steps.join(' / ')}; status bar stayed "${statusAfter}"`,
     };

@@ -25,6 +25,7 @@ before(() => {
     ...FACTORY_CALLS.map((call): [string, string] => ['factory_net', call]),
     ['cfgnode_gpt', CFG_CALL],
     ['probe_flash', 'ProbeModel(ProbeConfig())'],
+    ['hf_style', 'TinyLMForCausalLM(TinyLMConfig())'],
   ]);
 });
 
@@ -170,4 +171,24 @@ class Outer(nn.Module):
   const outer = treeNamed(trees, 'Outer');
   assert.equal(outer.params.total, null, 'a splat of unknown keywords may set width');
   assert.equal(treeNamed(trees, 'Forwarded').params.total, 4 * 32 + 32);
+});
+
+test('Hugging Face style: config kept by super().__init__(config), post_init() ties the LM head', async () => {
+  const truth = truths[FACTORY_CALLS.length + 2];
+  // As with transformers installed: the two base classes are transformers', not the fallbacks.
+  const text = readFileSync(join(modelsDir, 'hf_style.py'), 'utf8').replace(
+    /try:\n {4}from transformers[\s\S]*?\n\n\nclass TinyLMConfig/,
+    'from transformers import PretrainedConfig, PreTrainedModel\n\n\nclass TinyLMConfig',
+  );
+  assert.ok(!text.includes('except ImportError'));
+  const tree = treeNamed(await evaluateText(text), 'TinyLMForCausalLM');
+  assert.deepEqual(tree.causes, []);
+  assert.equal(tree.params.total, truth.params, 'tied: the embedding is counted once');
+  const untied = treeNamed(
+    await evaluateText(
+      text.replace('tie_word_embeddings=True, **kwargs):', 'tie_word_embeddings=False, **kwargs):'),
+    ),
+    'TinyLMForCausalLM',
+  );
+  assert.equal(untied.params.total, truth.params + 1000 * 64);
 });

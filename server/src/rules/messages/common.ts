@@ -32,7 +32,11 @@ export function firstFitting(...candidates: string[]): string {
 export function howOften(model: FileModel, node: SyntaxNode): string {
   const guard = model.guardOf(node);
   if (guard?.kind === 'opt-in')
-    return guard.flag.length <= 16 ? `only if opt-in \`${guard.flag}\` is on` : 'only under an opt-in flag';
+    return guard.flag.length > 16
+      ? 'only under an optional flag'
+      : guard.defaultShown
+        ? `only if opt-in \`${guard.flag}\` is on`
+        : `only if option \`${guard.flag}\` is set`;
   if (guard?.kind === 'rank0' && model.roleOf(node) === 'hot') return 'every step on rank 0';
   if (guard?.kind === 'after-sync') return 'right after a synchronize';
   switch (model.roleOf(node)) {
