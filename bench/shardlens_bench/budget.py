@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 
-from .timing import sample_durations_ms, synchronize, uses_device_events
+from .timing import host_timed_ms, sample_durations_ms, synchronize, uses_device_events
 
 # triton.testing.do_bench defaults: 25 ms of warm-up, 100 ms of repetitions, 5 calls for the estimate.
 DO_BENCH_WARMUP_MS = 25.0
@@ -84,7 +84,7 @@ def estimate_call_ms(fn: Callable[[], object], *, backend: str,
     """(estimated ms per call, calls made). The first call is timed alone (it pays lazy initialisation);
     when it already exceeds the warm-up budget it is the estimate. Otherwise up to ESTIMATE_CALLS more
     calls are timed, on the host clock stopping once the warm-up budget is spent, as do_bench does."""
-    first_ms = _host_timed(fn, backend, before_each)
+    first_ms = host_timed_ms(fn, backend, before_each)
     if first_ms >= warmup_ms:
         return first_ms, 1
     if uses_device_events(backend):
@@ -99,18 +99,8 @@ def estimate_call_ms(fn: Callable[[], object], *, backend: str,
         return start.elapsed_time(end) / ESTIMATE_CALLS, 1 + ESTIMATE_CALLS
     samples: List[float] = []
     while len(samples) < ESTIMATE_CALLS and first_ms + sum(samples) < warmup_ms:
-        samples.append(_host_timed(fn, backend, before_each))
+        samples.append(host_timed_ms(fn, backend, before_each))
     return sum(samples) / len(samples), 1 + len(samples)
-
-
-def _host_timed(fn: Callable[[], object], backend: str, before_each: Optional[Callable[[], None]]) -> float:
-    if before_each is not None:
-        before_each()
-    synchronize(backend)
-    began = time.perf_counter()
-    fn()
-    synchronize(backend)
-    return (time.perf_counter() - began) * 1e3
 
 
 def measure(fn: Callable[[], object], *, backend: str, budget: Budget,

@@ -9,7 +9,6 @@ included) separately and are timed only once no new graph is compiled between ca
 from __future__ import annotations
 
 import gc
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Tuple
 
@@ -17,7 +16,7 @@ import torch
 
 from .budget import Budget, measure
 from .errors import one_line
-from .timing import TimingResult, device_clock_name, summarize, synchronize
+from .timing import TimingResult, device_clock_name, host_timed_ms, summarize, synchronize
 
 SIDE_STREAM_WARMUP_CALLS = 3
 # A compiled step is steady once this many calls in a row compiled nothing new.
@@ -88,13 +87,7 @@ def compiled_graph_count() -> Optional[int]:
 def settle_compiled(step: Callable[[], Any], *, backend: str,
                     before_each: Optional[Callable[[], None]]) -> CompileWarmup:
     """Make the first call (it compiles), then call until STEADY_CALLS calls in a row compile nothing new."""
-    if before_each is not None:
-        before_each()
-    synchronize(backend)
-    began = time.perf_counter()
-    step()
-    synchronize(backend)
-    first_call_ms = (time.perf_counter() - began) * 1e3
+    first_call_ms = host_timed_ms(step, backend, before_each)
     after_first = compiled_graph_count()
     last, quiet, calls = after_first, 0, 1
     while quiet < STEADY_CALLS and calls < MAX_SETTLE_CALLS:

@@ -76,6 +76,19 @@ def synchronize(backend: str) -> None:
         torch.mps.synchronize()
 
 
+def host_timed_ms(fn: Callable[[], object], backend: str,
+                  before_each: Optional[Callable[[], None]] = None) -> float:
+    """One call of `fn` on the host clock, the device synchronised before and after; `before_each`
+    runs outside the timed region."""
+    if before_each is not None:
+        before_each()
+    synchronize(backend)
+    began = time.perf_counter()
+    fn()
+    synchronize(backend)
+    return (time.perf_counter() - began) * 1e3
+
+
 def sample_durations_ms(
     fn: Callable[[], object],
     *,
@@ -102,16 +115,7 @@ def sample_durations_ms(
             end.record()
         torch.cuda.synchronize()
         return [start.elapsed_time(end) for start, end in zip(starts, ends)]
-    samples_ms = []
-    for _ in range(repetitions):
-        if before_each is not None:
-            before_each()
-        synchronize(backend)
-        began = time.perf_counter()
-        fn()
-        synchronize(backend)
-        samples_ms.append((time.perf_counter() - began) * 1e3)
-    return samples_ms
+    return [host_timed_ms(fn, backend, before_each) for _ in range(repetitions)]
 
 
 def make_l2_flush(backend: str, torch_device: str) -> Optional[Callable[[], None]]:

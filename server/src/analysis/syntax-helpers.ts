@@ -133,3 +133,15 @@ export function lastName(node: SyntaxNode): string | undefined {
   if (target.type === 'attribute') return fieldOf(target, 'attribute')?.text;
   return undefined;
 }
+
+/** Every call under `root` (itself included), in source order. */
+export function callsInSourceOrder(root: SyntaxNode): SyntaxNode[] {
+  const calls: SyntaxNode[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.type === 'call') calls.push(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return calls.sort((a, b) => a.startIndex - b.startIndex);
+}

@@ -5,7 +5,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { OptimizerId, PrecisionId } from '../estimate';
 import type { FileEvaluation } from '../modules';
-import { fieldOf } from '../analysis/syntax-helpers';
+import { callsInSourceOrder, fieldOf } from '../analysis/syntax-helpers';
 
 /** One inferred value and where it came from ("`torch.autocast(...)` (line 12)"). */
 export interface Inferred<T> {
@@ -88,15 +88,7 @@ export function scriptSetup(evaluation: FileEvaluation): ScriptSetup {
   if (cached) return cached;
   const setup: ScriptSetup = { notes: [] };
   const root = evaluation.scope.root;
-  const calls: SyntaxNode[] = [];
-  const stack = [root];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.type === 'call') calls.push(node);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
-  }
-  calls.sort((a, b) => a.startIndex - b.startIndex);
-  for (const call of calls) {
+  for (const call of callsInSourceOrder(root)) {
     const callee = fieldOf(call, 'function');
     if (!callee) continue;
     const name = evaluation.scope.imports.resolve(callee) ?? callee.text;

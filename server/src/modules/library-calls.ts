@@ -174,15 +174,12 @@ function tensorFactory(input: { name: string; args: CallArgs; node: SyntaxNode }
       });
     return { kind: 'tensor', shape: literalShape(values[0]), text };
   }
-  if (name === 'linspace')
-    return {
-      kind: 'tensor',
-      shape:
-        asNumber(values[2] ?? args.keywords.get('steps')) !== undefined
-          ? [asNumber(values[2] ?? args.keywords.get('steps'))!]
-          : null,
-      text,
-    };
+  if (name === 'linspace') {
+    const steps = asNumber(values[2] ?? args.keywords.get('steps'));
+    const valued = linspaceValues([asNumber(values[0]), asNumber(values[1]), steps], text, false);
+    if (valued) return valued;
+    return { kind: 'tensor', shape: steps !== undefined ? [steps] : null, text };
+  }
   const dims = values.length === 1 && values[0].kind === 'seq' ? values[0].items : values;
   const shape = dims.map(asNumber);
   if (shape.some((d) => d === undefined))

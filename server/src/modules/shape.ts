@@ -7,7 +7,7 @@ import type { InputTemplate } from '../protocol';
 import type { SyntaxNode } from '../parse/syntax';
 import { ModuleInstance, forEachModule } from './module-instance';
 import { asNumber, type Value } from './values';
-import { fieldOf } from '../analysis/syntax-helpers';
+import { callsInSourceOrder, fieldOf } from '../analysis/syntax-helpers';
 
 const HEAD_FIELDS = ['n_head', 'n_heads', 'num_heads', 'num_attention_heads', 'nhead'];
 const KV_HEAD_FIELDS = ['n_kv_heads', 'num_key_value_heads', 'n_kv_head'];
@@ -115,15 +115,7 @@ function firstModuleFedBy(input: {
   forward: SyntaxNode;
   name: string;
 }): ModuleInstance | undefined {
-  const stack = [input.forward];
-  const calls: SyntaxNode[] = [];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.type === 'call') calls.push(node);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
-  }
-  calls.sort((a, b) => a.startIndex - b.startIndex);
-  for (const call of calls) {
+  for (const call of callsInSourceOrder(input.forward)) {
     const args = fieldOf(call, 'arguments')?.children ?? [];
     if (!args.some((a) => a.type === 'identifier' && a.text === input.name)) continue;
     const module = moduleAt(input.root, fieldOf(call, 'function')?.text ?? '');

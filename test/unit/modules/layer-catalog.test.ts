@@ -5,8 +5,8 @@
 // docs/model-evaluation.md (`SHARDLENS_UPDATE_DOCS=1` rewrites it).
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { checkGeneratedSection } from '../../helpers/generated-section';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectImports } from '../../../server/src/analysis/imports';
 import { evaluateConstructor } from '../../../server/src/modules/constructor';
@@ -226,17 +226,5 @@ test('docs/model-evaluation.md holds the catalog table this run generated', () =
     END,
   ];
   const generated = lines.join('\n');
-  const docs = readFileSync(docsPath, 'utf8');
-  const start = docs.indexOf(START);
-  const end = docs.indexOf(END);
-  if (process.env.SHARDLENS_UPDATE_DOCS === '1') {
-    const next =
-      start >= 0 && end > start
-        ? docs.slice(0, start) + generated + docs.slice(end + END.length)
-        : `${docs.trimEnd()}\n\n${generated}\n`;
-    writeFileSync(docsPath, next);
-    return;
-  }
-  assert.ok(start >= 0 && end > start, 'docs/model-evaluation.md has no layer-catalog markers');
-  assert.equal(docs.slice(start, end + END.length), generated);
+  checkGeneratedSection(docsPath, START, END, generated, 'layer-catalog');
 });

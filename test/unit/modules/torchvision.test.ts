@@ -5,8 +5,9 @@
 // docs/estimates.md; `SHARDLENS_UPDATE_DOCS=1` rewrites it there.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { checkGeneratedSection } from '../../helpers/generated-section';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { collectImports } from '../../../server/src/analysis/imports';
 import { WorkspaceFiles } from '../../../server/src/modules';
@@ -131,17 +132,5 @@ test('at least 90% of the classification builders are exact', () => {
 
 test('docs/estimates.md holds the table this run generated', () => {
   const generated = table();
-  const docs = readFileSync(docsPath, 'utf8');
-  const start = docs.indexOf(START);
-  const end = docs.indexOf(END);
-  if (process.env.SHARDLENS_UPDATE_DOCS === '1') {
-    const next =
-      start >= 0 && end > start
-        ? docs.slice(0, start) + generated + docs.slice(end + END.length)
-        : `${docs.trimEnd()}\n\n${generated}\n`;
-    writeFileSync(docsPath, next);
-    return;
-  }
-  assert.ok(start >= 0 && end > start, 'docs/estimates.md has no torchvision table markers');
-  assert.equal(docs.slice(start, end + END.length), generated);
+  checkGeneratedSection(docsPath, START, END, generated, 'torchvision table');
 });

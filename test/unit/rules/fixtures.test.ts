@@ -5,20 +5,12 @@
 // must produce no warning- or error-level finding at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { analyzeSource } from '../../helpers/analyze';
 import { readExpectations } from '../../helpers/expectations';
 import { fixturesDir, repoRoot } from '../../helpers/paths';
-
-function pythonFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return pythonFiles(path);
-    return name.endsWith('.py') ? [path] : [];
-  });
-}
+import { pythonFiles } from '../../helpers/python-files';
 
 const marked = [
   ...pythonFiles(join(fixturesDir, 'rules')),

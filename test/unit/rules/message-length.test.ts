@@ -4,22 +4,14 @@
 // fixtures' common names stretched to 60 characters (long names must not break the limit).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { analyzeSource } from '../../helpers/analyze';
 import { fixturesDir, repoRoot } from '../../helpers/paths';
+import { pythonFiles } from '../../helpers/python-files';
 import { rules } from '../../../server/src/rules';
 import { MAX_MESSAGE_CHARS } from '../../../server/src/rules/messages/common';
 import type { Finding } from '../../../server/src/rules/types';
-
-function pythonFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return pythonFiles(path);
-    return name.endsWith('.py') ? [path] : [];
-  });
-}
 
 const files = [
   ...pythonFiles(join(fixturesDir, 'rules')),
