@@ -104,6 +104,15 @@ export function callQualified(
     return { kind: 'object', className: 'SimpleNamespace', fields: new Map(args.keywords) };
   if (isLibraryConfig(name))
     return { kind: 'object', className: name.split('.').pop()!, fields: new Map(args.keywords) };
+  if (/^torchvision\.ops\.(?:stochastic_depth\.)?StochasticDepth$/.test(name)) {
+    // torchvision/ops/stochastic_depth.py: StochasticDepth(p, mode) has no parameters or buffers.
+    const layer = new ModuleInstance('StochasticDepth', 'torchvision.ops.StochasticDepth', 'layer');
+    layer.constructorText = node.text;
+    layer.constructorArgs = { positional: args.positional, keywords: args.keywords };
+    layer.origin = { file: null, line: node.start.line, character: node.start.column };
+    if (!interp.builtAt.has(node)) interp.builtAt.set(node, layer);
+    return { kind: 'module', module: layer };
+  }
   const model = libraryModel({ name, args, node });
   if (model) return { kind: 'module', module: model };
   return unknown(node, `\`${name}\` not understood`);
