@@ -57,7 +57,8 @@ export function analyzeText(input: {
       note: 'not analysed: the analysis failed',
     };
   }
-  const { findings, failures } = runRules(model, settings);
+  input.workspace?.files.beginRequest(filePath);
+  const { findings, failures } = runRules(model, settings, undefined, input.workspace);
   if (input.workspace) {
     try {
       const seen = new Set(findings.map((f) => `${f.code}@${f.range.start.line}:${f.range.start.column}`));

@@ -2,9 +2,10 @@
 // JSON-RPC connection: the finding sits at the call site with the callee's code and
 // `file:line`; a callee that syncs only once per interval gives none; editing the callee on
 // disk updates the caller; missing, cyclic and oversize callees never break the server.
+// SL301 on a model file stays silent when a trainer elsewhere imports and checkpoints it.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
@@ -17,9 +18,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'shardlens-cross-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** A copy of the two-file fixture in a fresh folder (tests may edit it). */
-function workspaceCopy(): string {
+function workspaceCopy(fixture = FIXTURE): string {
   const folder = mkdtempSync(join(scratch, 'ws-'));
-  cpSync(FIXTURE, folder, { recursive: true });
+  cpSync(fixture, folder, { recursive: true });
   return folder;
 }
 
@@ -168,5 +169,40 @@ describe('calls from the hot step into workspace files', () => {
     );
     // The location named is where the sync itself is, two files down.
     assert.match(messageOf(diagnostics[0]), /`after_step`.*meters\.py:5\b/);
+  });
+});
+
+describe('SL301 with evidence from the workspace', () => {
+  const CHECKPOINTED = join(fixturesDir, 'workspaces', 'checkpointed_elsewhere');
+  const sl301 = (diagnostics: Diagnostic[]) => diagnostics.filter((d) => d.code === 'SL301');
+
+  test('a trainer that imports the model and wraps its blocks with checkpoint_wrapper: silent', async () => {
+    assert.deepEqual(sl301(await diagnosticsIn(workspaceCopy(CHECKPOINTED), 'nets.py')), []);
+  });
+
+  test('without that trainer the deep loop is reported', async () => {
+    const folder = workspaceCopy(CHECKPOINTED);
+    unlinkSync(join(folder, 'fit.py'));
+    const found = sl301(await diagnosticsIn(folder, 'nets.py'));
+    const text = readFileSync(join(folder, 'nets.py'), 'utf8');
+    assert.deepEqual(
+      found.map((d) => d.range.start.line),
+      [lineOf(text, 'for layer in self.layers:')],
+    );
+  });
+
+  test('a trainer that checkpoints a model of another file is no evidence for this one', async () => {
+    const folder = workspaceCopy(CHECKPOINTED);
+    const fit = join(folder, 'fit.py');
+    writeFileSync(join(folder, 'other_nets.py'), readFileSync(join(folder, 'nets.py'), 'utf8'));
+    writeFileSync(
+      fit,
+      readFileSync(fit, 'utf8').replace(
+        'from nets import MixerBlock, StackedNet',
+        'from other_nets import MixerBlock, StackedNet',
+      ),
+    );
+    assert.equal(sl301(await diagnosticsIn(folder, 'nets.py')).length, 1);
+    assert.deepEqual(sl301(await diagnosticsIn(folder, 'other_nets.py')), []);
   });
 });

@@ -363,6 +363,24 @@ describe('shardlens check', () => {
     assert.match(syncs[0].message, /`record_step`.*step_logging\.py:8\b/);
   });
 
+  test('SL301 is silent on a model that a trainer in the working folder imports and checkpoints', async () => {
+    const folder = join(fixturesDir, 'workspaces', 'checkpointed_elsewhere');
+    const inWorkspace = await json(['nets.py', '--select', 'SL301'], folder);
+    assert.deepEqual(inWorkspace.findings, []);
+    // The same model alone in a folder: nothing checkpoints it, the loop is reported.
+    const alone = mkdtempSync(join(tmpdir(), 'shardlens-sl301-'));
+    try {
+      writeFileSync(join(alone, 'nets.py'), readFileSync(join(folder, 'nets.py'), 'utf8'));
+      const outside = await json(['nets.py', '--select', 'SL301'], alone);
+      assert.deepEqual(
+        outside.findings.map((f) => f.code),
+        ['SL301'],
+      );
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
+  });
+
   test('node dist/cli.js check runs the bundle: output and exit code', () => {
     const result = spawnSync(
       process.execPath,

@@ -163,6 +163,11 @@ export class WorkspaceFiles {
     return undefined;
   }
 
+  /** The parsed file at `path` (read within this request's budget), if it exists and parses. */
+  file(path: string): ParsedFile | undefined {
+    return this.load(resolvePath(path)) ?? undefined;
+  }
+
   private load(path: string): ParsedFile | null {
     const cached = this.cache.get(path);
     if (cached !== undefined) return cached;

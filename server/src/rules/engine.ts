@@ -6,7 +6,7 @@ import type { FileModel } from '../analysis/file-model';
 import type { Role } from '../analysis/loop-roles';
 import { enclosingStatement, fieldOf } from '../analysis/syntax-helpers';
 import type { SyntaxNode } from '../parse/syntax';
-import type { Finding, Rule, RuleContext, Severity } from './types';
+import type { Finding, Rule, RuleContext, Severity, WorkspaceContext } from './types';
 import { rules as allRules } from './index';
 
 const ROLE_SEVERITY: Record<Role, Severity | undefined> = {
@@ -41,13 +41,14 @@ export function runRules(
   model: FileModel,
   settings: Settings,
   rules: readonly Rule[] = allRules,
+  workspace?: WorkspaceContext,
 ): AnalysisResult {
   const findings: Finding[] = [];
   const failures: AnalysisResult['failures'] = [];
   if (!settings.enable || !model.usesTorch) return { findings, failures };
   for (const rule of rules) {
     if (!isRuleEnabled(rule, settings) || model.suppressions.isSuppressedInFile(rule.code)) continue;
-    const context = makeContext(rule, model, settings, findings);
+    const context = makeContext(rule, model, settings, findings, workspace);
     try {
       rule.check(context);
     } catch (error) {
@@ -60,11 +61,18 @@ export function runRules(
   return { findings, failures };
 }
 
-function makeContext(rule: Rule, model: FileModel, settings: Settings, sink: Finding[]): RuleContext {
+function makeContext(
+  rule: Rule,
+  model: FileModel,
+  settings: Settings,
+  sink: Finding[],
+  workspace?: WorkspaceContext,
+): RuleContext {
   const override = settings.severity[rule.code];
   return {
     model,
     settings,
+    ...(workspace ? { workspace } : {}),
     report({ node, message, detail, range, role, severity, fixes }) {
       let resolved: Severity | undefined;
       let effectiveRole: Role | undefined;

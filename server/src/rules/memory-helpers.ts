@@ -3,6 +3,7 @@
 // which nn.Module attributes stack repeated blocks and whether the file checkpoints at all.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
+import type { ImportTable } from '../analysis/imports';
 import {
   fieldOf,
   isWithin,
@@ -165,9 +166,18 @@ const CHECKPOINT_TEXT =
 
 /** Whether anything in the file turns on activation checkpointing (imports, HF/Lightning/FSDP/torchtitan options). */
 export function usesActivationCheckpointing(model: FileModel): boolean {
-  if (CHECKPOINT_IMPORTS.some((m) => model.imports.importsFrom(m))) return true;
-  const code = model.source.text.replace(/#[^\n]*/g, '');
-  return CHECKPOINT_TEXT.test(code);
+  return turnsOnCheckpointing(model.imports, model.source.text);
+}
+
+/** The same test on any file's imports and text (a trainer elsewhere in the workspace). */
+export function turnsOnCheckpointing(imports: ImportTable, text: string): boolean {
+  if (CHECKPOINT_IMPORTS.some((m) => imports.importsFrom(m))) return true;
+  return CHECKPOINT_TEXT.test(text.replace(/#[^\n]*/g, ''));
+}
+
+/** A cheap text test, before parsing a file: could it turn checkpointing on? */
+export function mayTurnOnCheckpointing(text: string): boolean {
+  return /checkpoint|recompute_granularity|apply_ac\b|grad_ckpt/.test(text);
 }
 
 /** Whether a class derives from `nn.Module` (directly, via a LightningModule, or via a module class of this file). */

@@ -6,6 +6,7 @@ import { blockLoops, blockStacks, isModuleClass, usesActivationCheckpointing } f
 import type { Fix, Rule } from './types';
 import type { FileModel } from '../analysis/file-model';
 import { sl301Text } from './messages/sl2-sl3';
+import { checkpointedElsewhere } from './checkpointing-elsewhere';
 
 /**
  * A deep model loops over its blocks with no activation checkpointing anywhere in the file.
@@ -23,8 +24,10 @@ import { sl301Text } from './messages/sl2-sl3';
  * It reports whether or not the file trains: model definitions usually live apart from the
  * training script, so the rule cannot see the loop that trains them; that is also why it is
  * information, not a warning. Stacks built one by one (`self.layers[str(i)] = Block()`, torchtitan
- * style) are not recognised, and models checkpointed from another file will be reported: suppress
- * there.
+ * style) are not recognised. A model that another workspace file imports and checkpoints (a
+ * trainer calling `apply_activation_checkpointing(model, ...)`, wrapping its blocks in
+ * `checkpoint_wrapper`, or calling `torch.utils.checkpoint` on them) is not reported when the
+ * workspace is known (the editor's folders, the CLI's working folder).
  *
  * ## Why is this bad?
  * Training keeps each transformer layer's activations until the backward pass: about sbh(34 +
@@ -62,13 +65,26 @@ export const sl301: Rule = {
   category: 'memory',
   severity: 'information',
   summary: 'A deep model loops over its blocks with no activation checkpointing anywhere in the file.',
-  check({ model, report }) {
+  check({ model, report, workspace }) {
     if (usesActivationCheckpointing(model)) return;
+    const deep: { cls: SyntaxNode; loops: ReturnType<typeof blockLoops> }[] = [];
     for (const cls of model.nodes.class_definition) {
       if (!isModuleClass(model, cls)) continue;
       const stacks = blockStacks(model, cls);
       if (stacks.size === 0) continue;
-      for (const found of blockLoops(cls, stacks)) {
+      const loops = blockLoops(cls, stacks);
+      if (loops.length) deep.push({ cls, loops });
+    }
+    if (!deep.length) return;
+    // A trainer elsewhere may import these models and checkpoint them: the outer classes
+    // (a model holding the stack) are the ones such a trainer names.
+    const names = model.nodes.class_definition
+      .filter((cls) => isModuleClass(model, cls))
+      .map((cls) => fieldOf(cls, 'name')?.text ?? '')
+      .filter(Boolean);
+    if (workspace && checkpointedElsewhere(model, names, workspace)) return;
+    for (const { loops } of deep) {
+      for (const found of loops) {
         const header = fieldOf(found.loop, 'right') ?? found.loop;
         report({
           node: found.loop,

@@ -5,6 +5,13 @@ import type { Position, SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import type { Role } from '../analysis/loop-roles';
 import type { Settings } from '../config/settings';
+import type { WorkspaceFiles } from '../modules/workspace-files';
+
+/** A workspace: its files (parsed on demand) and its root folder. */
+export interface WorkspaceContext {
+  files: WorkspaceFiles;
+  root: string;
+}
 
 /** LSP-style severity names. */
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
@@ -54,6 +61,8 @@ export interface RuleContext {
   readonly model: FileModel;
   /** The effective settings (for version-dependent rules: `settings.torchVersion`). */
   readonly settings: Settings;
+  /** The workspace the file belongs to, when known (the server and the CLI): its other files are evidence. */
+  readonly workspace?: WorkspaceContext;
   /**
    * Reports a finding at `node` (or `range`). With a by-role rule the severity follows the
    * statement's role (hot → warning, logging → information, eval → hint, setup → dropped)

@@ -1,0 +1,65 @@
+// Evidence from the rest of the workspace for SL301: a model file defines the deep model and
+// a trainer elsewhere imports it and turns activation checkpointing on
+// (`apply_activation_checkpointing(model, ...)`, `checkpoint_wrapper`, `torch.utils.checkpoint`
+// on its blocks). The workspace's Python files are listed once per change of its files
+// (bounded), read only when their text mentions checkpointing, and parsed only then.
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { discoverPythonFiles } from '../cli/discover';
+import type { FileModel } from '../analysis/file-model';
+import { mayTurnOnCheckpointing, turnsOnCheckpointing } from './memory-helpers';
+import type { WorkspaceContext } from './types';
+
+/** Most workspace files looked at for a trainer; a larger workspace is cut there. */
+const MAX_FILES = 2000;
+/** Files larger than this are not read (the analyzer's limit for one document). */
+const MAX_BYTES = 2 * 1024 * 1024;
+
+/** Per root: the files whose text mentions checkpointing, as of a generation of the workspace's files. */
+const candidatesByRoot = new Map<string, { generation: number; paths: string[] }>();
+
+/** Whether a workspace file imports one of `classNames` from `model`'s file and turns checkpointing on. */
+export function checkpointedElsewhere(
+  model: FileModel,
+  classNames: readonly string[],
+  workspace: WorkspaceContext,
+): boolean {
+  if (!model.filePath || classNames.length === 0) return false;
+  const self = resolve(model.filePath);
+  for (const path of candidates(workspace)) {
+    if (path === self) continue;
+    const file = workspace.files.file(path);
+    if (!file || !turnsOnCheckpointing(file.imports, file.root.source.text)) continue;
+    for (const name of classNames) {
+      const dotted = file.imports.lookup(name);
+      if (!dotted) continue;
+      const found = workspace.files.resolve({ fromFile: path, dotted });
+      if (found && resolve(found.file.path) === self && found.rest.join('.') === name) return true;
+    }
+  }
+  return false;
+}
+
+/** The workspace's Python files whose text may turn checkpointing on (cached until a file changes). */
+function candidates(workspace: WorkspaceContext): string[] {
+  const root = resolve(workspace.root);
+  const cached = candidatesByRoot.get(root);
+  if (cached && cached.generation === workspace.files.generation) return cached.paths;
+  const paths: string[] = [];
+  let files: string[] = [];
+  try {
+    files = discoverPythonFiles({ paths: [root], cwd: root, exclude: [] }).files.slice(0, MAX_FILES);
+  } catch {
+    files = [];
+  }
+  for (const path of files) {
+    try {
+      if (statSync(path).size > MAX_BYTES) continue;
+      if (mayTurnOnCheckpointing(readFileSync(path, 'utf8'))) paths.push(resolve(path));
+    } catch {
+      // unreadable: not evidence
+    }
+  }
+  candidatesByRoot.set(root, { generation: workspace.files.generation, paths });
+  return paths;
+}
