@@ -13,7 +13,7 @@ import {
   type StrategyId,
   type TrainingEstimate,
 } from '../estimate';
-import type { FileEvaluation, ModuleTree, WorkspaceFiles } from '../modules';
+import { emptyTree, finishTree, type FileEvaluation, type ModuleTree, type WorkspaceFiles } from '../modules';
 import { BACKWARD_OVER_FORWARD, layerForwardFlops } from '../modules/flops';
 import { Env } from '../modules/interpreter';
 import { countParams, type ModuleInstance } from '../modules/module-instance';
@@ -110,6 +110,7 @@ function callFeatureMarkdown(input: {
   if (built.kind === 'layer') return layerMarkdown({ layer: built, text: call.text, evaluation, settings });
   const tree = evaluation.trees.find((t) => t.root?.cls === built!.cls && built!.kind === 'user');
   if (tree && tree.root === built) return classMarkdown({ tree, evaluation, settings });
+  if (built.kind === 'user') return builtMarkdown({ built, call, callee, evaluation, settings });
   return instanceMarkdown(built, call.text);
 }
 
@@ -193,6 +194,29 @@ export function classMarkdown(input: {
   if (notes.length) lines.push(...notes, '');
   lines.push(assumptionsLine(setup));
   return lines.join('\n');
+}
+
+/** A user model built by a call (`model = resnet50()`, a builder or factory): the class hover's estimate for that instance. */
+function builtMarkdown(input: {
+  built: ModuleInstance;
+  call: SyntaxNode;
+  callee: SyntaxNode;
+  evaluation: FileEvaluation;
+  settings: Settings;
+}): string {
+  const { built, call, callee, evaluation, settings } = input;
+  const tree = emptyTree({
+    name: `${callee.text}()`,
+    file: evaluation.scope.filePath ?? null,
+    at: call,
+    classNode: call,
+  });
+  tree.constructorExpression = call.text;
+  finishTree(tree, { build: () => ({ kind: 'module', module: built }) });
+  return classMarkdown({ tree, evaluation, settings }).replace(
+    / · nn\.Module\n/,
+    ` · ${built.cls?.name ?? 'nn.Module'}\n`,
+  );
 }
 
 function instanceMarkdown(module: ModuleInstance, text: string): string {

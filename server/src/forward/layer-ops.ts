@@ -168,6 +168,12 @@ export function callLayer(
       if (p === undefined) return undefined;
       return op.dropout(trace, { x, p, training: input.training });
     }
+    case 'StochasticDepth': {
+      const p = ctorNumber(m, 'p', 0, Number.NaN);
+      const mode = ctorArg(m, 'mode', 1);
+      if (p === undefined || Number.isNaN(p) || mode?.kind !== 'str') return undefined;
+      return op.stochasticDepth(trace, { x, p, row: mode.value === 'row', training: input.training });
+    }
     case 'Softmax':
     case 'LogSoftmax':
       return op.softmax(trace, x);

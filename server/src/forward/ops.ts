@@ -162,6 +162,24 @@ export function dropout(trace: Trace, input: { x: FTensor; p: number; training: 
   return out;
 }
 
+/**
+ * torchvision.ops.stochastic_depth (torchvision/ops/stochastic_depth.py): in training with p > 0 it
+ * draws a noise tensor of the input's dtype, [N, 1, …] for mode "row" or [1, …] for "batch", and
+ * returns `input * noise`; mul saves the operand the other's gradient needs, the noise only (it
+ * needs no gradient). Otherwise it returns its input.
+ */
+export function stochasticDepth(
+  trace: Trace,
+  input: { x: FTensor; p: number; row: boolean; training: boolean },
+): FTensor {
+  const { x, p, row, training } = input;
+  if (!training || p === 0) return x;
+  const out = output(trace, x.shape, x.dtype, x);
+  if (trace.tracks(x))
+    trace.saveNew([row ? (x.shape[0] ?? 1) : 1, ...x.shape.slice(1).map(() => 1)], x.dtype);
+  return out;
+}
+
 /** layer_norm / group_norm / rms_norm (autocast fp32): saves the input and per-row mean and rstd. */
 export function norm(trace: Trace, input: { x: FTensor; rows: number; withMean: boolean }): FTensor {
   const x = trace.castFor(input.x, 'fp32');

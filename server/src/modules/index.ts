@@ -229,6 +229,9 @@ function pickConfigClass(
     if (value?.kind === 'class' && classKind(interp, value.cls) !== 'module') return value.cls;
   }
   if (!CONFIG_PARAM.test(name)) return undefined;
+  // transformers' PreTrainedModel convention: the model class names its config in `config_class`.
+  const declared = input.cls ? interp.classAttribute(input.cls, 'config_class') : undefined;
+  if (declared?.kind === 'class' && classKind(interp, declared.cls) !== 'module') return declared.cls;
   const named = [...scope.classes.values()].filter((c) => /(Config|Args)$/.test(c.name));
   // A dataclass first; else a transformers-style config class (a PretrainedConfig subclass).
   return (

@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { CallArgs } from './calls';
 import type { ClassInfo } from './classes';
-import type { Interpreter } from './interpreter';
+import { Env, type Interpreter } from './interpreter';
 import { isKnownLayer } from './layers';
 import type { ModuleInstance } from './module-instance';
 import { assignAttribute } from './statements';
@@ -69,6 +69,7 @@ function unknownSetattr(node: SyntaxNode, target: Value | undefined, reason?: st
       reason: reason ?? 'attribute name not evaluated',
       line: node.start.line,
     });
+  if (target?.kind === 'object') target.open = text;
   return unknown(node, reason ?? '`setattr` not evaluated');
 }
 
@@ -80,9 +81,25 @@ function hasAttribute(interp: Interpreter, input: { value: Value; attribute: str
       if (value.name === 'torch.nn' && isKnownLayer(attribute))
         return torchHas({ owner: value.name, attribute, version: interp.torchVersion }) ?? true;
       return torchHas({ owner: value.name, attribute, version: interp.torchVersion });
-    case 'object':
+    case 'object': {
       if (value.fields.has(attribute)) return true;
-      return value.cls ? interp.classAttribute(value.cls, attribute) !== undefined || undefined : false;
+      if (!value.cls) return false;
+      if (interp.classAttribute(value.cls, attribute) !== undefined) return true;
+      // An instance of a class written in the workspace has exactly the attributes its code set,
+      // unless a library base, a setattr we could not follow, or __dict__/__getattr__ can add others.
+      const closed =
+        !value.open &&
+        interp
+          .mro(value.cls)
+          .every(
+            (c) =>
+              !/__dict__|__getattr__|__setattr__/.test(c.node.text) &&
+              c.bases.every(
+                (b) => b.text === 'object' || interp.evalExpr(b, new Env(c.scope)).kind === 'class',
+              ),
+          );
+      return closed ? false : undefined;
+    }
     case 'dict':
       return ['get', 'keys', 'values', 'items'].includes(attribute) || undefined;
     case 'module': {

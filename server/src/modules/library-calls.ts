@@ -104,6 +104,15 @@ export function callQualified(
     return { kind: 'object', className: 'SimpleNamespace', fields: new Map(args.keywords) };
   if (isLibraryConfig(name))
     return { kind: 'object', className: name.split('.').pop()!, fields: new Map(args.keywords) };
+  if (/^torchvision\.ops\.(?:stochastic_depth\.)?StochasticDepth$/.test(name)) {
+    // torchvision/ops/stochastic_depth.py: StochasticDepth(p, mode) has no parameters or buffers.
+    const layer = new ModuleInstance('StochasticDepth', 'torchvision.ops.StochasticDepth', 'layer');
+    layer.constructorText = node.text;
+    layer.constructorArgs = { positional: args.positional, keywords: args.keywords };
+    layer.origin = { file: null, line: node.start.line, character: node.start.column };
+    if (!interp.builtAt.has(node)) interp.builtAt.set(node, layer);
+    return { kind: 'module', module: layer };
+  }
   const model = libraryModel({ name, args, node });
   if (model) return { kind: 'module', module: model };
   return unknown(node, `\`${name}\` not understood`);
@@ -174,15 +183,12 @@ function tensorFactory(input: { name: string; args: CallArgs; node: SyntaxNode }
       });
     return { kind: 'tensor', shape: literalShape(values[0]), text };
   }
-  if (name === 'linspace')
-    return {
-      kind: 'tensor',
-      shape:
-        asNumber(values[2] ?? args.keywords.get('steps')) !== undefined
-          ? [asNumber(values[2] ?? args.keywords.get('steps'))!]
-          : null,
-      text,
-    };
+  if (name === 'linspace') {
+    const steps = asNumber(values[2] ?? args.keywords.get('steps'));
+    const valued = linspaceValues([asNumber(values[0]), asNumber(values[1]), steps], text, false);
+    if (valued) return valued;
+    return { kind: 'tensor', shape: steps !== undefined ? [steps] : null, text };
+  }
   const dims = values.length === 1 && values[0].kind === 'seq' ? values[0].items : values;
   const shape = dims.map(asNumber);
   if (shape.some((d) => d === undefined))

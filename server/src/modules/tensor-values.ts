@@ -37,8 +37,12 @@ export function arangeValues(values: (number | undefined)[], text: string): Tens
   return valuedTensor({ data: Array.from({ length: count }, (_, i) => start + i * step), integral, text });
 }
 
-/** `np.linspace(start, stop, num)` (float64, endpoint included). */
-export function linspaceValues(values: (number | undefined)[], text: string): TensorValue | undefined {
+/** `np.linspace(start, stop, num)` (float64, endpoint included); `torch.linspace` passes `float64: false` (float32, torch's default dtype). */
+export function linspaceValues(
+  values: (number | undefined)[],
+  text: string,
+  float64 = true,
+): TensorValue | undefined {
   const [start, stop, count] = values;
   if (start === undefined || stop === undefined || count === undefined || count > MAX_VALUES || count < 0)
     return undefined;
@@ -46,9 +50,15 @@ export function linspaceValues(values: (number | undefined)[], text: string): Te
   return valuedTensor({
     data: Array.from({ length: count }, (_, i) => (i === count - 1 && count > 1 ? stop : start + i * step)),
     integral: false,
-    float64: true,
+    float64,
     text,
   });
+}
+
+/** The elements of a valued 1-D tensor as 0-d tensors (iterating a tensor walks its first dimension). */
+export function tensorElements(tensor: TensorValue): TensorValue[] | undefined {
+  if (!tensor.data || tensor.shape?.length !== 1) return undefined;
+  return tensor.data.map((x) => ({ ...tensor, shape: [], data: [x] }));
 }
 
 /** Elementwise `left op right` where at least one side is a valued tensor and the other a number or valued tensor. */
@@ -140,7 +150,10 @@ export function tensorMethod(name: string, tensor: TensorValue, text: string): V
     case 'float':
       return valuedTensor({ data: tensor.data, integral: false, text });
     case 'tolist':
-      return seq(tensor.data.map(num));
+      return tensor.shape?.length === 0 ? num(tensor.data[0]) : seq(tensor.data.map(num));
+    case 'item':
+      // Tensor.item(): the value of a one-element tensor as a Python number.
+      return tensor.data.length === 1 ? num(tensor.data[0]) : undefined;
     case 'diff':
       return valuedTensor({
         data: tensor.data.slice(1).map((x, i) => x - tensor.data![i]),

@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { ClassInfo, FileScope } from './classes';
 import type { ModuleInstance, Param } from './module-instance';
-import { tensorArithmetic } from './tensor-values';
+import { tensorArithmetic, tensorElements } from './tensor-values';
 
 /** A value that could not be evaluated: the expression and why (e.g. "`vocab` unknown"). */
 export interface UnknownValue {
@@ -46,7 +46,14 @@ export type Value =
   | { kind: 'none' }
   | { kind: 'seq'; items: Value[]; tuple: boolean; tainted?: string }
   | { kind: 'dict'; entries: Map<string, Value>; tainted?: string }
-  | { kind: 'object'; className: string; cls?: ClassInfo; fields: Map<string, Value> }
+  | {
+      kind: 'object';
+      className: string;
+      cls?: ClassInfo;
+      fields: Map<string, Value>;
+      /** Why its attributes may include some not in `fields` (a `setattr` we could not follow). */
+      open?: string;
+    }
   | { kind: 'class'; cls: ClassInfo }
   | { kind: 'qualified'; name: string }
   | { kind: 'pymodule'; scope: FileScope }
@@ -128,6 +135,7 @@ export function iterate(value: Value): Value[] | undefined {
   if (value.kind === 'seq') return value.items;
   if (value.kind === 'dict') return [...value.entries.keys()].map(str);
   if (value.kind === 'str') return [...value.value].map(str);
+  if (value.kind === 'tensor') return tensorElements(value);
   if (value.kind === 'module') {
     const mod = value.module;
     if (mod.containerKind === 'dict') return [...mod.children.keys()].map(str);

@@ -192,3 +192,37 @@ test('Hugging Face style: config kept by super().__init__(config), post_init() t
   );
   assert.equal(untied.params.total, truth.params + 1000 * 64);
 });
+
+test('getattr with a default on a config object: decided when its class set every attribute, undecided when __dict__ or a library base may add more', async () => {
+  const source = (init: string) => `
+import torch.nn as nn
+class Cfg:
+    def __init__(self, width=8, **kwargs):
+        self.width = width
+        ${init}
+class M(nn.Module):
+    def __init__(self, config=Cfg()):
+        super().__init__()
+        pad = getattr(config, "pad", None)
+        self.emb = nn.Embedding(10, config.width, pad)
+        self.extra = nn.Linear(4, 4) if getattr(config, "extra", False) else nn.Identity()
+`;
+  const [closed] = await evaluateText(source('for k, v in kwargs.items(): setattr(self, k, v)'));
+  assert.equal(closed.params.total, 80, 'no kwargs given: the object has only `width`');
+  const [open] = await evaluateText(source('self.__dict__.update(kwargs)'));
+  assert.equal(open.params.total, null);
+  assert.match(open.causes.join('\n'), /getattr\(<Cfg/);
+});
+
+test('torch.linspace values and Tensor.item(): a stochastic-depth schedule decides which blocks get DropPath', async () => {
+  const [model] = await evaluateText(`
+import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self, depth=4, rate=0.3):
+        super().__init__()
+        dpr = [x.item() for x in torch.linspace(0, rate, depth)]
+        self.blocks = nn.ModuleList([nn.Linear(2, 2) if dpr[i] > 0.0 else nn.Identity() for i in range(depth)])
+`);
+  assert.equal(model.params.total, 3 * 6, 'linspace(0, 0.3, 4) is [0, 0.1, 0.2, 0.3]: three blocks above 0');
+});
