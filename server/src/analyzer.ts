@@ -7,6 +7,8 @@ import { buildFileModel, type FileModel } from './analysis/file-model';
 import { runRules } from './rules/engine';
 import type { Settings } from './config/settings';
 import type { Finding } from './rules/types';
+import type { WorkspaceFiles } from './modules/workspace-files';
+import { crossFileSyncFindings } from './rules/cross-file-syncs';
 
 /** Files above this size are not analysed (a clear note says so). */
 export const MAX_ANALYSED_BYTES = 2 * 1024 * 1024;
@@ -29,6 +31,8 @@ export function analyzeText(input: {
   settings: Settings;
   /** Parses the text instead of a fresh parse (the server's incremental parse of open documents). */
   parse?: (text: string) => ParsedSource;
+  /** Workspace files the hot step's calls are followed into, and the folder paths are shown from. */
+  workspace?: { files: WorkspaceFiles; root: string };
 }): FileAnalysis {
   const { parser, text, filePath, settings } = input;
   const parse = input.parse ?? ((source: string) => parseSource(parser, source));
@@ -54,5 +58,23 @@ export function analyzeText(input: {
     };
   }
   const { findings, failures } = runRules(model, settings);
+  if (input.workspace) {
+    try {
+      const seen = new Set(findings.map((f) => `${f.code}@${f.range.start.line}:${f.range.start.column}`));
+      const extra = crossFileSyncFindings({
+        model,
+        settings,
+        workspace: input.workspace.files,
+        root: input.workspace.root,
+      });
+      for (const f of extra)
+        if (!seen.has(`${f.code}@${f.range.start.line}:${f.range.start.column}`)) findings.push(f);
+      findings.sort(
+        (a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column,
+      );
+    } catch (error) {
+      failures.push({ code: 'cross-file', error: String((error as Error).stack ?? error) });
+    }
+  }
   return { model, findings, failures };
 }

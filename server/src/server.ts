@@ -119,7 +119,11 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
     parserReady.then(
       (parser) => {
         logInfo(`Python grammar loaded in ${Date.now() - grammarStart} ms: ${info.grammar}`);
-        session = new Session(parser, () => workspaceRoots);
+        session = new Session(
+          parser,
+          () => workspaceRoots,
+          () => workspace,
+        );
         workspace = new WorkspaceFiles({ roots: workspaceRoots, parser });
         session.setEditorSettings(initial);
       },

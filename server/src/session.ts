@@ -10,6 +10,7 @@ import { URI } from 'vscode-uri';
 import { analyzeText, type FileAnalysis } from './analyzer';
 import { mergeSettings, type PartialSettings, type Settings } from './config/settings';
 import { loadPyprojectFor, clearPyprojectCache } from './config/pyproject';
+import type { WorkspaceFiles } from './modules/workspace-files';
 
 interface CachedAnalysis {
   version: number;
@@ -39,6 +40,8 @@ export class Session {
   constructor(
     private readonly parser: Parser,
     private readonly workspaceRoots: () => string[],
+    /** The workspace files hot-step calls are followed into (absent in tests and before init). */
+    private readonly workspaceFiles: () => WorkspaceFiles | undefined = () => undefined,
   ) {
     this.trees = new DocumentTrees(parser);
   }
@@ -102,6 +105,14 @@ export class Session {
     return mergeSettings(pin, probed, this.editorSettings, pyproject?.settings ?? {});
   }
 
+  /** The workspace files and the root a document's paths are shown from, if it is in a root. */
+  private workspaceFor(uri: string): { files: WorkspaceFiles; root: string } | undefined {
+    const files = this.workspaceFiles();
+    const path = filePathOf(uri);
+    const root = path && this.workspaceRoots().find((r) => path.startsWith(r));
+    return files && root ? { files, root } : undefined;
+  }
+
   /** The analysis of a document's current version (computed once per version and settings). */
   analyse(document: TextDocument): FileAnalysis {
     const settings = this.settingsFor(document.uri);
@@ -113,6 +124,7 @@ export class Session {
       filePath: filePathOf(document.uri),
       settings,
       parse: (text) => this.trees.parse(document.uri, text),
+      workspace: this.workspaceFor(document.uri),
     });
     this.cache.set(document.uri, { version: document.version, settings, analysis });
     return analysis;

@@ -4,9 +4,10 @@
 // code and severity. `--min warning` keeps only findings at or above that severity;
 // `--json FILE` also writes the rows for later comparison.
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { initParser } from '../../server/src/parse/parser';
 import { analyzeText } from '../../server/src/analyzer';
+import { WorkspaceFiles } from '../../server/src/modules/workspace-files';
 import { mergeSettings } from '../../server/src/config/settings';
 import { discoverPythonFiles } from '../../server/src/cli/discover';
 import type { Severity } from '../../server/src/rules/types';
@@ -53,10 +54,13 @@ async function main(): Promise<number> {
     const paths = statSync(dir).isDirectory()
       ? discoverPythonFiles({ paths: [dir], cwd, exclude: [] }).files
       : [resolve(dir)];
+    // Each folder is one workspace: calls from a step into its other files are followed.
+    const root = resolve(statSync(dir).isDirectory() ? dir : dirname(dir));
+    const workspace = { files: new WorkspaceFiles({ roots: [root], parser }), root };
     for (const file of paths) {
       fileCount++;
       const text = readFileSync(file, 'utf8');
-      const analysis = analyzeText({ parser, text, filePath: file, settings });
+      const analysis = analyzeText({ parser, text, filePath: file, settings, workspace });
       for (const failure of analysis.failures)
         process.stderr.write(`${file}: internal error in ${failure.code}: ${failure.error.split('\n')[0]}\n`);
       const lines = text.split(/\r?\n/);

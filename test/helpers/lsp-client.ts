@@ -160,6 +160,13 @@ export class LspClient {
     await waitFor('the configuration pull', () => (this.configurationRequests > before ? true : undefined));
   }
 
+  /** Tells the server that files on disk changed (`workspace/didChangeWatchedFiles`, type 2: changed). */
+  async filesChanged(uris: string[]): Promise<void> {
+    await this.connection.sendNotification('workspace/didChangeWatchedFiles', {
+      changes: uris.map((uri) => ({ uri, type: 2 })),
+    });
+  }
+
   /** Opens a Python document at version 1. */
   async open(uri: string, text: string): Promise<void> {
     this.documents.set(uri, TextDocument.create(uri, 'python', 1, text));

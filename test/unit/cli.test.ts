@@ -4,12 +4,12 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { runCli } from '../../server/src/cli';
 import { rules } from '../../server/src/rules/index';
-import { wasmDir, repoRoot } from '../helpers/paths';
+import { fixturesDir, wasmDir, repoRoot } from '../helpers/paths';
 import { hotLoopSource } from '../helpers/snippets';
 
 const HOT_LINE = '        x = "😀é"; print(loss.item())';
@@ -347,6 +347,20 @@ describe('shardlens check', () => {
     } finally {
       if (!isRoot) chmodSync(join(dir, 'locked'), 0o755);
     }
+  });
+
+  test('a call from the hot step into another workspace file reports the sync there at the call', async () => {
+    const folder = join(fixturesDir, 'workspaces', 'cross_file_sync');
+    const text = readFileSync(join(folder, 'train_loop.py'), 'utf8').split('\n');
+    const callLine = text.findIndex((l) => l.includes('record_step(loss, step)')) + 1;
+    const { findings } = await json(['.'], folder);
+    const syncs = findings.filter((f) => f.code.startsWith('SL1'));
+    // One: `record_step` reads the loss every step; `record_every` only once per interval.
+    assert.deepEqual(
+      syncs.map((f) => [f.file, f.line, f.code, f.severity]),
+      [['train_loop.py', callLine, 'SL101', 'warning']],
+    );
+    assert.match(syncs[0].message, /`record_step`.*step_logging\.py:8\b/);
   });
 
   test('node dist/cli.js check runs the bundle: output and exit code', () => {

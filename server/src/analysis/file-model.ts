@@ -6,7 +6,7 @@ import type { ParsedSource } from '../parse/parser';
 import { collectImports, type ImportTable } from './imports';
 import type { Kind } from './kinds';
 import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
-import { inferValueKinds } from './kind-inference';
+import { inferValueKinds, type EntryCall } from './kind-inference';
 import { Suppressions } from './suppressions';
 import type { GuardNote } from './role-guards';
 
@@ -69,18 +69,31 @@ const TORCH_FRAMEWORKS = [
 ];
 
 /** Builds the FileModel of a parsed document. */
-export function buildFileModel(input: { parsed: ParsedSource; filePath: string | null }): FileModel {
+export function buildFileModel(input: {
+  parsed: ParsedSource;
+  filePath: string | null;
+  /** Functions another file's hot step calls (with its argument kinds): analysed as hot. */
+  entries?: readonly EntryCall[];
+}): FileModel {
   const { root, hasError, byType, nodeCount } = input.parsed;
   const imports = collectImports(root);
   const nodes = Object.fromEntries(INDEXED.map((type) => [type, byType.get(type) ?? []])) as NodeIndex;
   const comments = byType.get('comment') ?? [];
-  const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name));
-  const facts = usesTorch ? inferValueKinds({ root, nodeCount, imports, nodes }) : undefined;
-  const roles = new LoopRoles(nodes, collectOptimizerNames(nodes.assignment, imports), {
-    kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
-    moduleClasses: facts?.moduleClasses ?? new Set(),
-    root,
-  });
+  // A function another file's step calls handles that file's tensors, imports or not.
+  const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name)) || !!input.entries?.length;
+  const facts = usesTorch
+    ? inferValueKinds({ root, nodeCount, imports, nodes, entries: input.entries })
+    : undefined;
+  const roles = new LoopRoles(
+    nodes,
+    collectOptimizerNames(nodes.assignment, imports),
+    {
+      kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
+      moduleClasses: facts?.moduleClasses ?? new Set(),
+      root,
+    },
+    (input.entries ?? []).map((entry) => entry.fn),
+  );
   return {
     filePath: input.filePath,
     source: root.source,

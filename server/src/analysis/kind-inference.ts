@@ -43,6 +43,13 @@ export interface ValueFacts {
   moduleClasses: Set<string>;
 }
 
+/** A function of this file called from another file, with the kinds its arguments have there. */
+export interface EntryCall {
+  fn: SyntaxNode;
+  positional: readonly Kind[];
+  keywords: readonly (readonly [string, Kind])[];
+}
+
 /**
  * Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`,
  * which has `nodeCount` nodes. `replay: false` re-walks every function in every round (the
@@ -54,8 +61,11 @@ export function inferValueKinds(input: {
   imports: ImportTable;
   nodes: NodeIndex;
   replay?: boolean;
+  /** Functions called from another file, with the kinds of the arguments that call passes. */
+  entries?: readonly EntryCall[];
 }): ValueFacts {
   const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
+  for (const entry of input.entries ?? []) inference.seedEntry(entry);
   inference.run(input.replay ?? true);
   return { kinds: inference.kinds, moduleClasses: inference.definitions.moduleClasses };
 }
@@ -136,6 +146,18 @@ class KindInference implements SharedKindState {
     const attrs = this.classAttributes.get(cls) ?? new Map();
     attrs.set(name, joinKinds(attrs.get(name), kind));
     this.classAttributes.set(cls, attrs);
+  }
+
+  /** Passes the argument kinds of a call from another file to the parameters of `entry.fn`. */
+  seedEntry(entry: EntryCall): void {
+    const names = this.definitions.parameterNames(entry.fn);
+    const pairs: [string, Kind][] = [];
+    entry.positional.forEach((kind, i) => {
+      if (i < names.length && kind !== 'unknown') pairs.push([names[i], kind]);
+    });
+    for (const [name, kind] of entry.keywords)
+      if (names.includes(name) && kind !== 'unknown') pairs.push([name, kind]);
+    if (pairs.length) this.joinArguments(entry.fn, pairs);
   }
 
   joinArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void {

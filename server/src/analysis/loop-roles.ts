@@ -69,13 +69,17 @@ export class LoopRoles {
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
   private readonly optInFlags: ReadonlySet<string>;
   private readonly definedOptions = new Set<string>();
+  /** Names counted up by one somewhere in the file (`step += 1`, `self.iteration += 1`). */
+  private readonly counters = new Set<string>();
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
     private readonly nodes: Pick<NodeIndex, 'function_definition' | 'call' | 'assignment'> &
-      Partial<Pick<NodeIndex, 'class_definition'>>,
+      Partial<Pick<NodeIndex, 'class_definition' | 'augmented_assignment'>>,
     private readonly optimizerNames: ReadonlySet<string>,
     private readonly facts?: RoleKindFacts,
+    /** Functions another file calls from its hot step: hot here too (cross-file analysis). */
+    entryFunctions: readonly SyntaxNode[] = [],
   ) {
     this.steps = new TrainingStepModel(
       nodes.function_definition,
@@ -85,6 +89,12 @@ export class LoopRoles {
     this.optInFlags = facts?.root
       ? collectOptInFlags(nodes.call, facts.root, this.definedOptions)
       : new Set();
+    for (const update of nodes.augmented_assignment ?? []) {
+      const target = fieldOf(update, 'left');
+      if (update.operator === '+=' && fieldOf(update, 'right')?.text === '1' && target)
+        this.counters.add(target.text);
+    }
+    for (const fn of entryFunctions) this.functionRole.set(fn, { role: 'hot' });
     this.propagateCallers(nodes.call);
   }
 
@@ -256,6 +266,7 @@ export class LoopRoles {
         definedOptions: this.definedOptions,
         assigned: (name) => lastAssignment(this.nodes.assignment, name),
         returned: (call) => this.returnedExpression(call),
+        counters: this.counters,
       },
       trains: (block) => this.consequenceTrainsCached(block),
     });

@@ -98,6 +98,8 @@ export interface GuardContext {
   assigned: (name: SyntaxNode) => SyntaxNode | undefined;
   /** The expression a same-file function returns (its only `return`), for `if divisible_by(step, n):`. */
   returned: (call: SyntaxNode) => SyntaxNode | undefined;
+  /** Names the file counts up by one (`iteration += 1`): `counter == value` holds on one step. */
+  counters?: ReadonlySet<string>;
 }
 
 /** Reads the facts of a condition; `assigned` gives a name's last assigned value (one hop). */
@@ -135,6 +137,22 @@ export function conditionFacts(condition: SyntaxNode, context: GuardContext, dep
       if (operator === '==') return { ...none, rare: true };
       if (operator === '!=') return { ...none, frequent: true };
     }
+    // `iteration == start_iteration + 1`: a counter stepped by one equals a value on one step
+    // (per value), never every step.
+    if (left && right && operator === '==' && context.counters?.size) {
+      for (const [side, other] of [
+        [left, right],
+        [right, left],
+      ]) {
+        const counter = unwrap(side);
+        if (
+          (counter.type === 'identifier' || counter.type === 'attribute') &&
+          context.counters.has(counter.text) &&
+          !mentions(other.text, counter.text)
+        )
+          return { ...none, rare: true };
+      }
+    }
     if (left && right && right.text === '0' && isRankName(left)) {
       if (operator === '==') return { ...none, rank0: true };
       if (operator === '!=' || operator === '>') return { ...none, notRank0: true };
@@ -165,6 +183,12 @@ export function conditionFacts(condition: SyntaxNode, context: GuardContext, dep
     if (LOGGING_FLAG.test(name)) return { ...none, rare: true };
   }
   return none;
+}
+
+/** Whether `text` uses the name (or attribute chain) `name` as a whole word. */
+function mentions(text: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.])${escaped}(?!\\w)`).test(text);
 }
 
 function isRankName(node: SyntaxNode): boolean {

@@ -9,6 +9,18 @@ import { mergeSettings, type PartialSettings } from '../config/settings';
 import { loadPyprojectFor } from '../config/pyproject';
 import { globToRegExp } from './discover';
 import type { Finding } from '../rules/types';
+import { WorkspaceFiles } from '../modules/workspace-files';
+
+/** One WorkspaceFiles per parser and working folder: a run (or a worker) reads each import once. */
+const workspaces = new WeakMap<Parser, Map<string, WorkspaceFiles>>();
+
+function workspaceFor(parser: Parser, cwd: string): WorkspaceFiles {
+  let byFolder = workspaces.get(parser);
+  if (!byFolder) workspaces.set(parser, (byFolder = new Map()));
+  let files = byFolder.get(cwd);
+  if (!files) byFolder.set(cwd, (files = new WorkspaceFiles({ roots: [cwd], parser })));
+  return files;
+}
 
 /** What checking one file produced, in the order the CLI prints it. */
 export interface FileCheck {
@@ -52,7 +64,13 @@ export function checkFile(input: {
   }
   const pin: PartialSettings = pyproject?.torchPin ? { torchVersion: pyproject.torchPin } : {};
   const settings = mergeSettings(pin, pyproject?.settings ?? {}, cliSettings);
-  const analysis = analyzeText({ parser, text, filePath: file, settings });
+  const analysis = analyzeText({
+    parser,
+    text,
+    filePath: file,
+    settings,
+    workspace: { files: workspaceFor(parser, cwd), root: cwd },
+  });
   if (analysis.note) result.messages.push(`${shown}: ${analysis.note}`);
   for (const failure of analysis.failures)
     result.messages.push(`${shown}: internal error in ${failure.code}: ${failure.error.split('\n')[0]}`);

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import { collectImports, type ImportTable } from '../analysis/imports';
-import { parseSource } from '../parse/parser';
+import { parseSource, type ParsedSource } from '../parse/parser';
 import type { SyntaxNode } from '../parse/syntax';
 
 /** A parsed workspace file. */
@@ -14,6 +14,8 @@ export interface ParsedFile {
   path: string;
   root: SyntaxNode;
   imports: ImportTable;
+  /** The whole parse (node index and count), for a FileModel of the file. */
+  parsed: ParsedSource;
 }
 
 /** Options for {@link WorkspaceFiles}. */
@@ -168,10 +170,11 @@ export class WorkspaceFiles {
     this.readsThisRequest++;
     const text = this.readFile(path);
     let parsed: ParsedFile | null = null;
-    if (text !== undefined) {
+    // A file over 2 MB is never followed (the analyzer's own limit for one document).
+    if (text !== undefined && text.length <= 2 * 1024 * 1024) {
       try {
-        const { root } = parseSource(this.parser, text);
-        parsed = { path, root, imports: collectImports(root) };
+        const whole = parseSource(this.parser, text);
+        parsed = { path, root: whole.root, imports: collectImports(whole.root), parsed: whole };
       } catch {
         parsed = null;
       }

@@ -174,3 +174,22 @@ export function sl110Text({ read, copyLine }: { read: SyntaxNode; copyLine: numb
       `\`event.synchronize()\` before reading, or drop \`non_blocking=True\`.`,
   };
 }
+
+/** A call from the hot step into a workspace function that syncs (`where` is `file.py:12`). */
+export function crossFileSyncText(input: {
+  callee: string;
+  where: string;
+  inner: { message: string; detail?: string };
+}): RuleText {
+  const { callee, where, inner } = input;
+  return {
+    message: firstFitting(
+      `${code(callee, 'This call', 24)} syncs with the GPU at ${where}, every training step.`,
+      `This call syncs with the GPU at ${where}, every training step.`,
+      `This call syncs with the GPU in another file, every training step.`,
+    ),
+    detail:
+      `This call runs every training step, and ${code(callee, 'the function it calls', 40)} (${where}) ` +
+      `does this there: ${inner.message}${inner.detail ? ` ${inner.detail}` : ''}`,
+  };
+}
