@@ -18,6 +18,9 @@ const TORCH_NN = /^torch\.nn\.(?:modules\.\w+\.)?(\w+)$/;
 const EMPTY_BASES =
   /(^torch\.nn(\.modules\.module)?\.Module$|PreTrainedModel$|LightningModule$|^abc\.ABC$|^typing\.)/;
 
+/** The special token ids transformers' PretrainedConfig sets from its keywords, None when not given. */
+const TOKEN_IDS = ['pad_token_id', 'bos_token_id', 'eos_token_id', 'sep_token_id', 'decoder_start_token_id'];
+
 /** Whether a library base name makes a class an nn.Module (torch.nn.Module, a container or a catalog layer). */
 export function isModuleBase(name: string): boolean {
   if (/(PreTrainedModel|LightningModule)$/.test(name)) return true;
@@ -39,6 +42,8 @@ export function initLibraryBase(
   // transformers' PretrainedConfig.__init__(**kwargs) stores what it is given as attributes.
   if (self.kind === 'object' && interp.libraryBases(cls).some((b) => /PretrainedConfig$/.test(b))) {
     for (const [key, value] of args.keywords) self.fields.set(key, value);
+    // Its special token ids default to None (configuration_utils.py: `kwargs.pop("pad_token_id", None)`, ...).
+    for (const key of TOKEN_IDS) if (!args.keywords.has(key)) self.fields.set(key, NONE);
     return NONE;
   }
   if (self.kind !== 'module') return NONE;

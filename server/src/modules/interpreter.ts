@@ -4,6 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import { buildFileScope, type ClassInfo, type FileScope } from './classes';
 import { moduleAttribute, parseIntLiteral, sliceValue, stringLiteral, subscriptValue } from './access';
+import { isActivationTable, transformersActivation } from './hf-activations';
 import { evalCall } from './calls';
 import { ModuleInstance } from './module-instance';
 import {
@@ -382,6 +383,12 @@ export class Interpreter {
     if (!indexNode) return unknown(node, 'empty subscript');
     if (indexNode.type === 'slice') return sliceValue(this, { target, node: indexNode, env, whole: node });
     const index = this.evalExpr(indexNode, env);
+    if (target.kind === 'qualified' && isActivationTable(target.name) && index.kind === 'str') {
+      const layer = transformersActivation(index.value, node.text);
+      return layer
+        ? { kind: 'module', module: layer }
+        : unknown(node, `\`${node.text}\`: "${index.value}" is not a parameter-free entry of ACT2FN`);
+    }
     return subscriptValue({ target, index, node });
   }
 

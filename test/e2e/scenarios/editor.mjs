@@ -239,7 +239,7 @@ async function inlayHints({ page, folder }) {
   );
   await shot(page, 'ed-inlay-hint-tooltip');
   await page.mouse.move(5, 5);
-  const original = updateWorkspaceSettings(folder, { 'shardlens.estimate.precision': 'fp32' });
+  const original = updateWorkspaceSettings(folder, { 'shardlens.estimate.precision': 'bf16' });
   const changedAt = Date.now();
   try {
     const fresh = await poll(
@@ -253,7 +253,7 @@ async function inlayHints({ page, folder }) {
     const seconds = (Date.now() - changedAt) / 1000;
     await shot(page, 'ed-inlay-hint-refreshed');
     return {
-      details: `label "${label}" (${label.length} chars); tooltip "${tooltip.replace(/\s+/g, ' ').slice(0, 120)}…"; fp32 label "${fresh}" after ${seconds.toFixed(1)} s`,
+      details: `label "${label}" (${label.length} chars); tooltip "${tooltip.replace(/\s+/g, ' ').slice(0, 120)}…"; bf16 label "${fresh}" after ${seconds.toFixed(1)} s`,
     };
   } finally {
     writeFileSync(join(folder, '.vscode', 'settings.json'), original);

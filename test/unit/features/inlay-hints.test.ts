@@ -16,12 +16,12 @@ test('one hint per module class, after its header', async () => {
   const gpt = hints.find((h) => h.position.line === gptLine);
   assert.ok(gpt);
   assert.equal(gpt.position.character, 'class GPT(nn.Module):'.length);
-  assert.equal(gpt.label, '124.5M params · 10.9 GB/GPU · 435.7 MB/step');
+  assert.equal(gpt.label, '124.5M params · 15.5 GB/GPU · 871.3 MB/step');
   const tooltip = gpt.tooltip as { kind: string; value: string };
   assert.equal(tooltip.kind, 'markdown');
   assert.match(
     tooltip.value,
-    /^\*\*GPT\*\*: 124\.5M params · 10\.9 GB\/GPU peak \(DDP, 8× H100 SXM\) · AllReduce 435\.7 MB\/step ≈ 996\.1 µs\n\nAssumptions: bf16 \(settings\) · adamw \(settings\) · no activation checkpointing \(default\) · DDP · 8 GPUs/,
+    /^\*\*GPT\*\*: 124\.5M params · 15\.5 GB\/GPU peak \(DDP, 8× H100 SXM\) · AllReduce 871\.3 MB\/step ≈ 2\.0 ms\n\nAssumptions: amp-bf16 \(settings\) · adamw \(settings\) · no activation checkpointing \(default\) · DDP · 8 GPUs/,
   );
   assert.equal(hints.length, 6);
 });
@@ -76,8 +76,8 @@ test('without a link bandwidth no time is shown', async () => {
 test('an unknown count still gives figures for the known part, each marked as a lower bound', async () => {
   const { model, workspace } = await loadFixture('symbolic_model.py');
   const [hint] = provideInlayHints({ model, range: everything, settings: defaultSettings(), workspace });
-  assert.equal(hint.label, '≥ 2.1M params · ≥ 37.8 MB/GPU');
-  assert.match((hint.tooltip as { value: string }).value, /AllReduce ≥ 7\.3 MB\/step/);
+  assert.equal(hint.label, '≥ 2.1M params · ≥ 46.2 MB/GPU');
+  assert.match((hint.tooltip as { value: string }).value, /AllReduce ≥ 14\.7 MB\/step/);
 });
 
 test('a "Benchmark this layer" lens on each module class', async () => {

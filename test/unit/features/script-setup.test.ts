@@ -84,6 +84,6 @@ y = checkpoint(f, x)
   assert.equal(plain.script.optimizer?.value, 'sgd');
   assert.equal(plain.script.checkpointing, undefined);
   assert.equal(plain.setup.checkpointing, false);
-  assert.equal(plain.setup.precision, 'bf16');
+  assert.equal(plain.setup.precision, defaultSettings().estimate.precision);
   assert.equal(plain.setup.sources.precision, 'settings');
 });

@@ -226,3 +226,58 @@ class M(nn.Module):
 `);
   assert.equal(model.params.total, 3 * 6, 'linspace(0, 0.3, 4) is [0, 0.1, 0.2, 0.3]: three blocks above 0');
 });
+
+test("transformers' ACT2FN[name]: a parameter-free entry is the torch layer it computes; others stay unknown", async () => {
+  const source = (act: string) => `
+import torch.nn as nn
+from transformers.activations import ACT2FN
+class MLP(nn.Module):
+    def __init__(self, hidden=64):
+        super().__init__()
+        self.up = nn.Linear(hidden, 4 * hidden)
+        self.act = ${act}
+        self.down = nn.Linear(4 * hidden, hidden)
+    def forward(self, x):
+        return self.down(self.act(self.up(x)))
+`;
+  const [viaTable] = await evaluateText(source('ACT2FN["silu"]'));
+  const [direct] = await evaluateText(source('nn.SiLU()'));
+  assert.equal(viaTable.params.total, direct.params.total);
+  assert.ok(viaTable.params.total && viaTable.params.total > 0);
+  assert.equal(viaTable.root?.children.get('act')?.typeName, 'SiLU');
+  const [tanh] = await evaluateText(source('ACT2FN["gelu_pytorch_tanh"]'));
+  assert.equal(tanh.root?.children.get('act')?.typeName, 'GELU');
+  const [prelu] = await evaluateText(source('ACT2FN["prelu"]'));
+  assert.equal(prelu.params.total, null, 'nn.PReLU has a parameter: not assumed');
+  assert.match(prelu.causes.join('\n'), /not a parameter-free entry of ACT2FN/);
+});
+
+test("a config built on transformers' PretrainedConfig has its special token ids (None unless given)", async () => {
+  const source = (padding: string) => `
+import torch.nn as nn
+from transformers.configuration_utils import PretrainedConfig
+from transformers.modeling_utils import PreTrainedModel
+class TinyConfig(PretrainedConfig):
+    def __init__(self, vocab_size=1000, hidden_size=64, **kwargs):
+        self.vocab_size = vocab_size
+        self.hidden_size = hidden_size
+        super().__init__(**kwargs)
+class TinyModel(PreTrainedModel):
+    config_class = TinyConfig
+    def __init__(self, config):
+        super().__init__(config)
+        self.padding_idx = ${padding}
+        self.embed = nn.Embedding(config.vocab_size, config.hidden_size, self.padding_idx)
+        self.post_init()
+`;
+  const [fromConfig] = (await evaluateText(source('config.pad_token_id'))).filter(
+    (t) => t.name === 'TinyModel',
+  );
+  const [literal] = (await evaluateText(source('None'))).filter((t) => t.name === 'TinyModel');
+  assert.equal(fromConfig.params.total, literal.params.total);
+  assert.ok(literal.params.total && literal.params.total > 0);
+  const [other] = (await evaluateText(source('config.not_a_config_field'))).filter(
+    (t) => t.name === 'TinyModel',
+  );
+  assert.equal(other.params.total, null, 'anything else PretrainedConfig may hold stays unknown');
+});
