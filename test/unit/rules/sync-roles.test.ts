@@ -58,3 +58,31 @@ test('a rank-0 guard keeps the warning and says rank 0 stalls; an opt-in flag sa
   const interval = at(23);
   assert.match(interval?.message ?? '', /once per log interval/);
 });
+
+test('a counter stepped by one compared with == holds on one step: its sync is not a warning', async () => {
+  const source = [
+    'import torch',
+    '',
+    '',
+    'def train(model, loader, optimizer, warmup_end):',
+    '    iteration = 0',
+    '    for x, y in loader:',
+    '        loss = torch.nn.functional.mse_loss(model(x), y)',
+    '        loss.backward()',
+    '        optimizer.step()',
+    '        if iteration == warmup_end + 1:',
+    '            torch.cuda.synchronize()',
+    '        if iteration == iteration_limit(iteration):',
+    '            torch.cuda.synchronize()',
+    '        iteration += 1',
+    '',
+  ].join('\n');
+  const result = await analyzeSource(source, {}, null);
+  const at = (line: number) =>
+    result.findings
+      .filter((f) => f.code === 'SL107' && f.range.start.line + 1 === line)
+      .map((f) => f.severity);
+  assert.deepEqual(at(11), ['information']);
+  // The counter on both sides says nothing about how often: still every step.
+  assert.deepEqual(at(13), ['warning']);
+});
