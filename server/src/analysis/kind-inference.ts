@@ -3,37 +3,16 @@
 // loop bodies run twice to reach the values of later iterations, and same-file function
 // calls pass argument kinds to parameters and return kinds back. The file is walked in two
 // rounds; in the second, a function whose inputs did not change is replayed, not re-walked
-// (function-trace.ts).
+// (function-trace.ts). Expressions are evaluated by the base class in kind-expressions.ts.
 import type { SyntaxNode } from '../parse/syntax';
 import type { NodeIndex } from './file-model';
 import type { ImportTable } from './imports';
-import {
-  BUILTIN_RESULT_KINDS,
-  TENSOR_ATTRIBUTES_NOT_TENSOR,
-  collectUsageEvidence,
-  joinKinds,
-  kindOfQualifiedCall,
-  type Kind,
-} from './kinds';
+import { collectUsageEvidence, joinKinds, type Kind } from './kinds';
 import { Definitions } from './definitions';
+import { ExpressionKinds, type Env } from './kind-expressions';
 import { FunctionTrace, type SharedKindState } from './function-trace';
 import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
-import {
-  LOADER_NAME,
-  OUTPUT_ATTRIBUTES,
-  TENSOR_ATTRIBUTES,
-  arithmetic,
-  enclosingClass,
-  methodResult,
-  stringInterpolations,
-} from './value-vocabulary';
-
-type Env = Map<string, Kind>;
-
-const MAX_EXPRESSION_DEPTH = 300;
-/** Methods (Accelerate, Fabric, torch.distributed wrappers) that return a tensor built from their tensor argument. */
-const GATHERING_METHODS =
-  /^(gather|gather_for_metrics|reduce|all_reduce|all_gather|pad_across_processes|sync)$/;
+import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
 export interface ValueFacts {
@@ -70,7 +49,7 @@ export function inferValueKinds(input: {
   return { kinds: inference.kinds, moduleClasses: inference.definitions.moduleClasses };
 }
 
-class KindInference implements SharedKindState {
+class KindInference extends ExpressionKinds implements SharedKindState {
   readonly kinds: (Kind | undefined)[];
   readonly globals: Env = new Map();
   readonly definitions: Definitions;
@@ -78,10 +57,7 @@ class KindInference implements SharedKindState {
   readonly returnKinds = new Map<SyntaxNode, Kind>();
   private readonly parameterKinds = new Map<SyntaxNode, Env>();
   private readonly traces = new Map<SyntaxNode, FunctionTrace>();
-  /** The trace of the function being analysed; undefined at module level. */
-  private trace: FunctionTrace | undefined;
   private currentReturns: Kind[] | undefined;
-  private depth = 0;
   private currentFunction: SyntaxNode | undefined;
   /** Kinds of the elements of the tuples a function returns (`return loss, logits`), joined over its returns. */
   private readonly returnedElements = new Map<SyntaxNode, Kind[]>();
@@ -92,16 +68,17 @@ class KindInference implements SharedKindState {
   constructor(
     private readonly root: SyntaxNode,
     nodeCount: number,
-    private readonly imports: ImportTable,
+    protected readonly imports: ImportTable,
     private readonly nodes: NodeIndex,
   ) {
+    super();
     this.evidence = collectUsageEvidence(root, nodes.call);
     this.definitions = new Definitions(nodes, imports);
     this.kinds = new Array<Kind | undefined>(nodeCount).fill(undefined);
   }
 
   /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
-  private evidenceFor(node: SyntaxNode, text: string): Kind | undefined {
+  protected evidenceFor(node: SyntaxNode, text: string): Kind | undefined {
     const scope = enclosingFunction(node);
     return (scope && this.evidence.get(scope)?.get(text)) ?? this.evidence.get(this.root)?.get(text);
   }
@@ -232,7 +209,7 @@ class KindInference implements SharedKindState {
     }
   }
 
-  private assign(target: SyntaxNode, kind: Kind, value: SyntaxNode | undefined, env: Env): void {
+  protected assign(target: SyntaxNode, kind: Kind, value: SyntaxNode | undefined, env: Env): void {
     const node = unwrap(target);
     if (node.type === 'identifier') {
       env.set(node.text, kind);
@@ -325,7 +302,7 @@ class KindInference implements SharedKindState {
   }
 
   /** The kind of the elements produced by iterating `iterable`. */
-  private iterationKind(iterable: SyntaxNode, env: Env): Kind {
+  protected iterationKind(iterable: SyntaxNode, env: Env): Kind {
     const node = unwrap(iterable);
     const kind = this.expr(node, env);
     if (kind === 'loader' || kind === 'tensor') return 'tensor';
@@ -382,208 +359,5 @@ class KindInference implements SharedKindState {
         branches.reduce<Kind | undefined>((acc, b) => joinKinds(acc, b.get(name)), undefined) ?? 'unknown',
       );
     }
-  }
-
-  /** Evaluates an expression's kind and records it for every sub-expression visited. */
-  expr(node: SyntaxNode, env: Env): Kind {
-    if (this.depth > MAX_EXPRESSION_DEPTH) return 'unknown';
-    this.depth++;
-    try {
-      const kind = this.exprKind(node, env);
-      this.kinds[node.id] = kind;
-      return kind;
-    } finally {
-      this.depth--;
-    }
-  }
-
-  private exprKind(node: SyntaxNode, env: Env): Kind {
-    switch (node.type) {
-      case 'identifier': {
-        const name = node.text;
-        const known =
-          env.get(name) ?? (this.trace ? this.trace.readGlobal(this, name) : this.globals.get(name));
-        if (known && known !== 'unknown') return known;
-        return this.evidenceFor(node, name) ?? known ?? 'unknown';
-      }
-      case 'integer':
-      case 'float':
-      case 'true':
-      case 'false':
-        return 'number';
-      case 'none':
-        return 'none';
-      case 'string':
-      case 'concatenated_string':
-        for (const interpolation of stringInterpolations(node)) this.expr(interpolation, env);
-        return 'string';
-      case 'parenthesized_expression':
-        return node.children.length === 1 ? this.expr(node.children[0], env) : 'unknown';
-      case 'call':
-        return this.call(node, env);
-      case 'attribute':
-        return this.attribute(node, env);
-      case 'subscript': {
-        const value = this.expr(fieldOf(node, 'value')!, env);
-        for (const index of node.children.filter((c) => c.field === 'subscript')) this.expr(index, env);
-        if (value === 'tensor' || value === 'module') return value;
-        if (value === 'numpy') return 'numpy';
-        if (value === 'collection' && /\.shape$|\.size\(\)$/.test(fieldOf(node, 'value')!.text))
-          return 'number';
-        return 'unknown';
-      }
-      case 'binary_operator':
-        return arithmetic(this.expr(node.children[0], env), this.expr(node.children[1], env));
-      case 'unary_operator':
-        return this.expr(node.children[0], env);
-      case 'comparison_operator': {
-        const operands = node.children.map((c) => this.expr(c, env));
-        if (/\b(is|in)\b/.test(node.operator ?? '')) return 'number';
-        return operands.includes('tensor') ? 'tensor' : operands.includes('numpy') ? 'numpy' : 'number';
-      }
-      case 'not_operator':
-        this.expr(node.children[0], env);
-        return 'number';
-      case 'boolean_operator':
-        return joinKinds(this.expr(node.children[0], env), this.expr(node.children[1], env));
-      case 'conditional_expression': {
-        const [consequence, condition, alternative] = node.children;
-        if (condition) this.expr(condition, env);
-        return joinKinds(
-          consequence && this.expr(consequence, env),
-          alternative && this.expr(alternative, env),
-        );
-      }
-      case 'lambda':
-        return 'unknown';
-      case 'list_comprehension':
-      case 'set_comprehension':
-      case 'dictionary_comprehension':
-      case 'generator_expression':
-        return this.comprehension(node, env);
-      default:
-        for (const child of node.children) if (child.type !== 'comment') this.expr(child, env);
-        return /^(list|tuple|dictionary|set|list_comprehension|dictionary_comprehension|set_comprehension|generator_expression|expression_list)$/.test(
-          node.type,
-        )
-          ? 'collection'
-          : 'unknown';
-    }
-  }
-
-  private call(node: SyntaxNode, env: Env): Kind {
-    const callee = fieldOf(node, 'function')!;
-    const args = fieldOf(node, 'arguments');
-    const calleeKind = this.expr(callee, env);
-    // `f(x for x in xs)`: the arguments node is the generator expression itself.
-    if (args?.type === 'generator_expression') this.expr(args, env);
-    else if (args)
-      for (const arg of args.children)
-        this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
-    const qualified = this.imports.resolve(callee);
-    if (qualified) {
-      const kind = kindOfQualifiedCall(qualified);
-      if (kind !== 'unknown') return kind;
-    }
-    const target = unwrap(callee);
-    if (target.type === 'identifier') {
-      const name = target.text;
-      if (this.definitions.moduleClasses.has(name)) return 'module';
-      if (calleeKind === 'module') return 'tensor';
-      if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
-      const first = positionalArgs(node)[0];
-      if (!env.has(name) && name === 'iter' && first && this.iterationKind(first, env) === 'tensor')
-        return 'loader';
-      if (!env.has(name) && name === 'next' && first)
-        return this.iterationKind(first, env) === 'tensor' ? 'tensor' : 'unknown';
-      const fn = this.definitions.functions.get(name);
-      if (fn && !env.has(name)) return this.callFunction(fn, node, env);
-      return 'unknown';
-    }
-    const method = methodCall(node);
-    if (method) {
-      const own = method.receiver.text === 'self' ? this.ownMethod(node, method.name) : undefined;
-      if (own) return this.callFunction(own, node, env, 1);
-      // `accelerator.gather(loss)`, `accelerator.reduce(t)`: collectives that return their input's kind.
-      const input = positionalArgs(node)[0];
-      if (GATHERING_METHODS.test(method.name) && input && this.kinds[input.id] === 'tensor') return 'tensor';
-      const receiver = this.kinds[method.receiver.id] ?? 'unknown';
-      return methodResult(receiver, method.name, calleeKind, node.parent?.type === 'call');
-    }
-    return calleeKind === 'module' ? 'tensor' : 'unknown';
-  }
-
-  /** Passes argument kinds to a same-file function's parameters and returns its return kind. */
-  private callFunction(fn: SyntaxNode, call: SyntaxNode, env: Env, skipped = 0): Kind {
-    const params = this.definitions.parameterNames(fn);
-    const passed: (readonly [string, Kind])[] = [];
-    positionalArgs(call).forEach((arg, i) => {
-      const param = params[i + skipped];
-      if (param) passed.push([param, this.kinds[arg.id] ?? this.expr(arg, env)]);
-    });
-    this.trace?.passedArguments(fn, passed);
-    this.joinArguments(fn, passed);
-    return (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) ?? 'unknown';
-  }
-
-  /** A comprehension binds its own loop names: they shadow, never update, the enclosing scope. */
-  private comprehension(node: SyntaxNode, env: Env): Kind {
-    const inner: Env = new Map(env);
-    const clauses = node.children.filter((c) => c.type === 'for_in_clause');
-    for (const clause of clauses) {
-      const right = fieldOf(clause, 'right');
-      const left = fieldOf(clause, 'left');
-      const element = right ? this.iterationKind(right, inner) : 'unknown';
-      if (left) this.assign(left, element, undefined, inner);
-    }
-    for (const child of node.children)
-      if (child.type !== 'for_in_clause' && child.type !== 'comment') this.expr(child, inner);
-    return 'collection';
-  }
-
-  /** `self.name(...)` inside a class that defines method `name` (not a module's forward: that is a module call). */
-  private ownMethod(call: SyntaxNode, name: string): SyntaxNode | undefined {
-    const cls = enclosingClass(call);
-    if (!cls || name === 'forward') return undefined;
-    if (!this.methodsByClass) {
-      this.methodsByClass = new Map();
-      for (const fn of this.definitions.functionNodes) {
-        const owner = enclosingClass(fn);
-        const fnName = fieldOf(fn, 'name')?.text;
-        if (!owner || !fnName) continue;
-        const methods = this.methodsByClass.get(owner) ?? new Map<string, SyntaxNode>();
-        if (!methods.has(fnName)) methods.set(fnName, fn);
-        this.methodsByClass.set(owner, methods);
-      }
-    }
-    return this.methodsByClass.get(cls)?.get(name);
-  }
-
-  private methodsByClass: Map<SyntaxNode, Map<string, SyntaxNode>> | undefined;
-
-  private attribute(node: SyntaxNode, env: Env): Kind {
-    const object = fieldOf(node, 'object')!;
-    const name = fieldOf(node, 'attribute')?.text ?? '';
-    const objectKind = this.expr(object, env);
-    if (object.text === 'self') {
-      const cls = enclosingClass(node);
-      const known =
-        cls &&
-        (this.trace ? this.trace.readAttribute(this, cls, name) : this.classAttributes.get(cls)?.get(name));
-      if (known && known !== 'unknown') return known;
-      const shown = this.evidenceFor(node, node.text);
-      if (shown) return shown;
-      if (known) return known;
-    }
-    if (objectKind === 'tensor') {
-      if (name in TENSOR_ATTRIBUTES_NOT_TENSOR) return TENSOR_ATTRIBUTES_NOT_TENSOR[name];
-      if (TENSOR_ATTRIBUTES.has(name) || OUTPUT_ATTRIBUTES.test(name)) return 'tensor';
-      return 'unknown';
-    }
-    if (objectKind === 'module' && (name === 'weight' || name === 'bias')) return 'tensor';
-    // Only tensors (parameters) have a `.grad` in PyTorch code: `p.grad` of an untyped `p` is one.
-    if (objectKind === 'unknown' && name === 'grad') return 'tensor';
-    if (objectKind === 'module' && name === 'module') return 'module';
-    return 'unknown';
   }
 }
