@@ -40,6 +40,12 @@ export abstract class ExpressionKinds implements SharedKindState {
   /** The trace of the function being analysed; undefined at module level. */
   protected trace: FunctionTrace | undefined;
   protected depth = 0;
+  /**
+   * True in the first of the two rounds. There, a same-file function not walked yet returns
+   * 'none' (nothing known yet, which a later join overrides) instead of 'unknown' (which a join
+   * keeps): otherwise `self.x = self.later_method()` would stay unknown in round two.
+   */
+  protected firstRound = true;
 
   protected abstract evidenceFor(node: SyntaxNode, text: string): Kind | undefined;
   protected abstract iterationKind(iterable: SyntaxNode, env: Env): Kind;
@@ -187,7 +193,8 @@ export abstract class ExpressionKinds implements SharedKindState {
     });
     this.trace?.passedArguments(fn, passed);
     this.joinArguments(fn, passed);
-    return (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) ?? 'unknown';
+    const known = this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn);
+    return known ?? (this.firstRound ? 'none' : 'unknown');
   }
 
   /** A comprehension binds its own loop names: they shadow, never update, the enclosing scope. */

@@ -89,6 +89,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       // tuple before its elements were known, round two re-walks instead of replaying.
       const useReplay = replay && !this.elementsLearnedLate;
       this.elementsLearnedLate = false;
+      this.firstRound = round === 0;
       this.block(this.root.children, this.globals);
       for (const fn of this.definitions.functionNodes) {
         const previous = useReplay ? this.traces.get(fn) : undefined;
@@ -269,7 +270,11 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       const fn = this.calledFunction(node, env);
       const elements = fn && this.returnedElements.get(fn);
       if (elements?.length === count) return elements;
-      if (fn && !elements) this.unpackedUnknown.add(fn);
+      if (fn && !elements) {
+        this.unpackedUnknown.add(fn);
+        // Not walked yet: nothing known, which round two's join overrides (see firstRound).
+        if (this.firstRound && !this.returnKinds.has(fn)) return Array.from({ length: count }, () => 'none');
+      }
     }
     return Array.from({ length: count }, () => (kind === 'tensor' ? 'tensor' : 'unknown'));
   }

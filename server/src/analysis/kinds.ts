@@ -104,6 +104,8 @@ const CONSTRUCTED_KINDS: [RegExp, Kind][] = [
   [/^(bitsandbytes|bnb)\.optim\.[A-Z]/, 'optimizer'],
   [/^(transformers\.)?(AdamW|Adafactor)$/, 'optimizer'],
   [/^torch\.utils\.data\.(DataLoader|dataloader\.DataLoader)$/, 'loader'],
+  // torchdata's StatefulDataLoader subclasses torch.utils.data.DataLoader (torchdata docs, "Stateful DataLoader").
+  [/^torchdata\.stateful_dataloader\.(stateful_dataloader\.)?StatefulDataLoader$/, 'loader'],
   [/^torch\.utils\.data\.(distributed\.)?DistributedSampler$/, 'sampler'],
   [/^torch\.utils\.data\.[A-Za-z]*Sampler$/, 'sampler'],
   [/^torch\.utils\.data\.(TensorDataset|Dataset|IterableDataset|ConcatDataset|Subset)$/, 'dataset'],
