@@ -43,6 +43,8 @@ export * from './profile';
 /** What the estimates need to know about a model (from a ModuleTree or the catalog). */
 export interface ModelInput {
   params: number;
+  /** The input's dims after the batch when the model takes an image (C×H×W); display only. */
+  imageInput?: number[];
   /** Default: params. */
   trainableParams?: number;
   /** Parameters of the largest single module; default: the largest transformer matrix, else params. */

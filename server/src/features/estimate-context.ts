@@ -213,6 +213,7 @@ export function modelInputOf(
     forwardActivations: walked?.forwardActivations,
     castWeightParams: walked?.castWeightParams,
     flashAttention: walked?.flashAttention,
+    imageInput: walked?.imageInput,
   };
 }
 

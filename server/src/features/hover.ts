@@ -168,9 +168,8 @@ export function classMarkdown(input: {
   if (modelInput) {
     const estimates = estimatesFor({ model: modelInput, setup, strategies: tableStrategies(setup) });
     const where = setup.profile ? setup.profile.label : '1 GPU';
-    const shape = setup.imageShape
-      ? ` × image ${setup.imageShape.join('×')}`
-      : ` × sequence ${setup.seq.value}`;
+    const image = setup.imageShape ?? modelInput.imageInput;
+    const shape = image ? ` × image ${image.join('×')}` : ` × sequence ${setup.seq.value}`;
     lines.push(
       `**Memory per GPU** (${where}; batch ${setup.batch.value}${shape}${estimates[0]?.lowerBound ? '; ≥: the known part only' : ''})`,
       '',

@@ -30,6 +30,8 @@ export interface ForwardWalk {
   causes: string[];
   /** What the walk assumed (inputs, loss). */
   notes: string[];
+  /** The input's dims after the batch when the model starts with a convolution (an image, C×H×W). */
+  imageInput?: number[];
 }
 
 /** Children of list containers whose children are all one user type (the repeated blocks). */
@@ -48,7 +50,7 @@ function repeatedBlocks(root: ModuleInstance): Set<ModuleInstance> {
 function inputFor(
   root: ModuleInstance,
   dims: { batch: number; seq: number; image?: [number, number, number] },
-): { t: FTensor; note: string } | undefined {
+): { t: FTensor; note: string; image?: number[] } | undefined {
   let first: ModuleInstance | undefined;
   forEachModule(root, (m) => {
     if (!first && m.kind === 'layer' && /^(Embedding|Conv[123]d|Linear|LSTM|GRU|RNN)$/.test(m.typeName))
@@ -69,6 +71,7 @@ function inputFor(
     const spatial = d === 2 ? [h, w] : d === 1 ? [t] : [16, h, w];
     return {
       t: fresh({ shape: [b, channels, ...spatial], dtype: 'f32', requiresGrad: false }),
+      image: [channels, ...spatial],
       note: `input [${[b, channels, ...spatial].join(', ')}]${dims.image ? '' : ' (224×224 by default)'}`,
     };
   }
@@ -149,6 +152,7 @@ export function walkForward(input: {
     blocks: trace.blocks,
     causes: [...trace.causes],
     notes,
+    imageInput: made.image,
   };
 }
 
@@ -179,6 +183,8 @@ export interface ForwardActivations {
   flashAttention?: boolean;
   /** Causes of the first walk (fp32), for "lower bound" lines. */
   causes: string[];
+  /** The input's dims after the batch when it is an image (C×H×W), for the hover's header. */
+  imageInput?: number[];
 }
 
 const cache = new WeakMap<ModuleInstance, Map<string, ForwardActivations | undefined>>();
@@ -240,5 +246,6 @@ function buildForwardActivations(input: {
     castWeightParams: probe.castWeightParams,
     flashAttention: probe.flash,
     causes: probe.causes,
+    imageInput: probe.imageInput,
   };
 }

@@ -17,6 +17,8 @@ const CASES: {
   expression: string;
   /** Why the count is a lower bound where the code leaves it undecidable (the class hover of a builder-only class). */
   undecidable?: RegExp;
+  /** What the memory header says the input is. */
+  input?: RegExp;
 }[] = [
   {
     family: 'nanoGPT',
@@ -24,6 +26,7 @@ const CASES: {
     module: 'families.nanogpt_style',
     marker: 'gpt',
     expression: 'GPT(GPTConfig())',
+    input: /; batch \d+ × sequence \d+\)/,
   },
   {
     family: 'timm',
@@ -31,6 +34,7 @@ const CASES: {
     module: 'families.timm_style',
     marker: 'vit',
     expression: 'VisionTransformer()',
+    input: /; batch \d+ × image 3×224×224\)/,
   },
   {
     family: 'Hugging Face',
@@ -38,6 +42,7 @@ const CASES: {
     module: 'families.hf_style',
     marker: 'causallm',
     expression: 'DecoderForCausalLM(DecoderConfig())',
+    input: /; batch \d+ × sequence \d+\)/,
   },
   {
     family: 'torchvision (class)',
@@ -55,6 +60,7 @@ const CASES: {
     module: 'families.torchvision_style',
     marker: 'resnet50',
     expression: 'resnet50()',
+    input: /; batch \d+ × image 3×224×224\)/,
   },
 ];
 
@@ -105,6 +111,8 @@ for (const [index, c] of CASES.entries()) {
         `activations cell "${activations}" in:\n${markdown}`,
       );
     }
+    // The memory header names the input the walk used: token ids for LMs, an image for convnets and ViTs.
+    if (c.input) assert.match(markdown, c.input, markdown);
     if (process.env.SHARDLENS_SHOW_HOVER) console.log(markdown);
     assert.doesNotMatch(markdown, /not estimated|Activations:\*\* unknown/);
   });
