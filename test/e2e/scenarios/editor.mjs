@@ -92,19 +92,21 @@ async function statusBarAndOutput({ page }) {
   await runCommand(page, 'Shardlens: Show Output');
   // The output view renders only the lines in view, so each line is found through the panel's
   // filter box, as a person would look for it.
-  const lines = page.locator('.panel .monaco-editor .view-lines').first();
-  const filter = page.locator('.panel input[placeholder^="Filter"]').first();
+  // `:visible`: the Problems view keeps its own (hidden) filter box in the panel once opened.
+  const lines = page.locator('.panel .monaco-editor .view-lines:visible').first();
+  const filter = page.locator('.panel input[placeholder^="Filter"]:visible').first();
   const found = [];
   for (const [text, pattern] of [
     ['language server', /Shardlens language server \d+\.\d+\.\d+ starting/],
     ['grammar', /Python grammar loaded in \d+ ms/],
     ['PyTorch', /PyTorch \d+\.\d+\S* found with/],
   ]) {
-    await filter.fill(text);
     found.push(
       await poll(
         `"${text}" in the Shardlens output`,
         async () => {
+          // Typed on every try: the view re-renders when the channel is written to or replaced.
+          await filter.fill(text);
           const visible = (await lines.innerText()).replace(/\u00a0/g, ' ');
           return visible.split('\n').find((l) => pattern.test(l)) ?? false;
         },
