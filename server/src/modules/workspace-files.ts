@@ -114,6 +114,11 @@ export class WorkspaceFiles {
   /** Bumped by every {@link invalidate}: evaluations cached under an older generation are stale. */
   generation = 0;
 
+  /** Whether this request has used its whole read budget (files past it were not read). */
+  get budgetSpent(): boolean {
+    return this.readsThisRequest >= this.maxFiles;
+  }
+
   /** Files read since the last {@link beginRequest} (for tests and logs). */
   get filesRead(): number {
     return this.readsThisRequest;

@@ -26,7 +26,27 @@ interface CalleeSync {
   detail?: string;
 }
 
-/** Per-request state: results of callees already analysed, and the chain being analysed (cycles). */
+/**
+ * Results of callees already analysed, kept across requests (keystrokes) while no workspace
+ * file changed (the files' generation) and the settings are the same object: a result
+ * depends only on the callee's file, the files it reaches, the argument kinds and settings.
+ */
+interface CalleeMemo {
+  generation: number;
+  settings: Settings;
+  results: Map<string, CalleeSync | null>;
+}
+const memos = new WeakMap<WorkspaceFiles, CalleeMemo>();
+
+function memoFor(workspace: WorkspaceFiles, settings: Settings): Map<string, CalleeSync | null> {
+  const memo = memos.get(workspace);
+  if (memo && memo.generation === workspace.generation && memo.settings === settings) return memo.results;
+  const results = new Map<string, CalleeSync | null>();
+  memos.set(workspace, { generation: workspace.generation, settings, results });
+  return results;
+}
+
+/** State of one request: the memo of callee results, and the chain being analysed (cycles). */
 interface Walk {
   workspace: WorkspaceFiles;
   settings: Settings;
@@ -46,7 +66,7 @@ export function crossFileSyncFindings(input: {
   const { model, settings, workspace, root } = input;
   if (!model.filePath || !model.usesTorch || !settings.enable) return [];
   workspace.beginRequest(model.filePath);
-  const walk: Walk = { workspace, settings, root, memo: new Map(), active: new Set() };
+  const walk: Walk = { workspace, settings, root, memo: memoFor(workspace, settings), active: new Set() };
   const findings: Finding[] = [];
   for (const { call, sync } of hotCallsThatSync(model, walk, 0)) {
     const override = settings.severity[sync.code];
@@ -120,7 +140,8 @@ function calleeSync(
     sync = null; // an analysis failure in a callee costs that finding, never the caller's
   }
   walk.active.delete(key);
-  walk.memo.set(key, sync);
+  // A miss while the read budget ran out may only mean a file was not read yet: ask again next time.
+  if (sync || !walk.workspace.budgetSpent) walk.memo.set(key, sync);
   return sync ?? undefined;
 }
 
