@@ -14,6 +14,7 @@ import {
   formatBytes,
   formatParams,
   formatSeconds,
+  type MemoryBreakdown,
   type OptimizerId,
   type PrecisionId,
   type StrategyId,
@@ -189,22 +190,11 @@ function flagSettings(options: Options, gpusPerNode: number): PartialSettings {
   return { cluster, estimate };
 }
 
-/** Bytes per GPU of one strategy in the JSON output. */
-interface MemoryReport {
-  weights: number;
-  grads: number;
-  optimizer: number;
-  activations: number;
-  /** DDP gradient buckets (more than one GPU only). */
-  buffers: number;
-  /** Registered buffers of the model (masks, running statistics). */
-  modelBuffers: number;
-  /** Short-lived bytes in the peak: backward transient, gathered layers. */
-  transient: number;
-  peak: number;
+/** Bytes per GPU of one strategy in the JSON output: the breakdown (host offload and notes aside), and whether it is a lower bound. */
+type MemoryReport = Omit<MemoryBreakdown, 'offloaded' | 'notes'> & {
   /** True when part of the model is unknown: these are the known part's bytes. */
   lowerBound: boolean;
-}
+};
 
 /** One class of the JSON output. */
 interface ClassReport {
