@@ -2,7 +2,8 @@
 // a trainer elsewhere imports it and turns activation checkpointing on
 // (`apply_activation_checkpointing(model, ...)`, `checkpoint_wrapper`, `torch.utils.checkpoint`
 // on its blocks). The workspace's Python files are listed once per change of its files
-// (bounded), read only when their text mentions checkpointing, and parsed only then.
+// (bounded); a file's text is read again only when its size or mtime changed, and parsed only
+// when it mentions checkpointing.
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { discoverPythonFiles } from '../cli/discover';
@@ -15,8 +16,18 @@ const MAX_FILES = 2000;
 /** Files larger than this are not read (the analyzer's limit for one document). */
 const MAX_BYTES = 2 * 1024 * 1024;
 
-/** Per root: the files whose text mentions checkpointing, as of a generation of the workspace's files. */
-const candidatesByRoot = new Map<string, { generation: number; paths: string[] }>();
+/** What a file's text showed, as of its size and mtime. */
+interface Scanned {
+  size: number;
+  mtimeMs: number;
+  mentions: boolean;
+}
+
+/** Per root: the files whose text mentions checkpointing as of a generation of the workspace's files, and each file's scan. */
+const candidatesByRoot = new Map<
+  string,
+  { generation: number; paths: string[]; scans: Map<string, Scanned> }
+>();
 
 /** Whether a workspace file imports one of `classNames` from `model`'s file and turns checkpointing on. */
 export function checkpointedElsewhere(
@@ -46,20 +57,29 @@ function candidates(workspace: WorkspaceContext): string[] {
   const cached = candidatesByRoot.get(root);
   if (cached && cached.generation === workspace.files.generation) return cached.paths;
   const paths: string[] = [];
+  const scans = new Map<string, Scanned>();
   let files: string[] = [];
   try {
     files = discoverPythonFiles({ paths: [root], cwd: root, exclude: [] }).files.slice(0, MAX_FILES);
   } catch {
     files = [];
   }
-  for (const path of files) {
+  for (const file of files) {
+    const path = resolve(file);
     try {
-      if (statSync(path).size > MAX_BYTES) continue;
-      if (mayTurnOnCheckpointing(readFileSync(path, 'utf8'))) paths.push(resolve(path));
+      const { size, mtimeMs } = statSync(path);
+      if (size > MAX_BYTES) continue;
+      const before = cached?.scans.get(path);
+      const scan =
+        before && before.size === size && before.mtimeMs === mtimeMs
+          ? before
+          : { size, mtimeMs, mentions: mayTurnOnCheckpointing(readFileSync(path, 'utf8')) };
+      scans.set(path, scan);
+      if (scan.mentions) paths.push(path);
     } catch {
       // unreadable: not evidence
     }
   }
-  candidatesByRoot.set(root, { generation: workspace.files.generation, paths });
+  candidatesByRoot.set(root, { generation: workspace.files.generation, paths, scans });
   return paths;
 }
