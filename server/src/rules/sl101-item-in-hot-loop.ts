@@ -59,6 +59,7 @@ export const sl101: Rule = {
       if (!isDeviceTensor(model, method.receiver)) continue;
       report({
         node: call,
+        tensors: [method.receiver],
         ...sl101Text({ model, node: call, receiver: method.receiver }),
       });
     }

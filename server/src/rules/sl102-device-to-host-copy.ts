@@ -67,6 +67,7 @@ export const sl102: Rule = {
       const spelled = tail.length <= 40 ? `\`${tail}\`` : `\`.${method!.name}()\``;
       report({
         node: call,
+        tensors: [receiver],
         ...sl102Text({ model, node: call, spelled, receiver }),
       });
     }
@@ -80,6 +81,7 @@ export const sl102: Rule = {
         continue;
       report({
         node: right,
+        tensors: [right],
         ...sl102Text({ model, node: right, spelled: 'This store', receiver: right }),
       });
     }

@@ -59,6 +59,7 @@ export const sl103: Rule = {
       if (builtin && args.length === 1 && isDeviceTensor(model, args[0])) {
         report({
           node: call,
+          tensors: [args[0]],
           ...sl103BuiltinText({ model, node: call, builtin, argument: args[0] }),
         });
         continue;
@@ -67,6 +68,7 @@ export const sl103: Rule = {
       if (qualified && MATH_FUNCTION.test(qualified) && args.length >= 1 && isDeviceTensor(model, args[0])) {
         report({
           node: call,
+          tensors: [args[0]],
           ...sl103BuiltinText({ model, node: call, builtin: qualified, argument: args[0] }),
         });
         continue;
@@ -78,6 +80,7 @@ export const sl103: Rule = {
       if (!torchBool && !methodBool) continue;
       report({
         node: call,
+        tensors: methodBool ? [method!.receiver] : [],
         ...sl103BoolText({ model, node: call, callee: torchBool ? qualified : `.${method!.name}()` }),
       });
     }
@@ -85,6 +88,7 @@ export const sl103: Rule = {
     for (const slice of sliceBounds(model)) {
       report({
         node: slice,
+        tensors: [slice],
         ...sl103BuiltinText({ model, node: slice, builtin: 'operator.index', argument: slice }),
       });
     }

@@ -54,6 +54,7 @@ export const sl104: Rule = {
     const flag = (value: SyntaxNode, how: string) =>
       report({
         node: value,
+        tensors: [value],
         ...sl104Text({ model, node: value, how }),
       });
     for (const call of model.nodes.call) {

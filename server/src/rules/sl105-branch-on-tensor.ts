@@ -56,6 +56,7 @@ export const sl105: Rule = {
         seen.add(tested);
         report({
           node: tested,
+          tensors: [tested],
           ...sl105Text({ model, node: tested, where }),
         });
       }

@@ -53,14 +53,16 @@ export const sl106: Rule = {
   severity: 'by-role',
   summary: 'Ops whose output size depends on tensor values (`nonzero`, `x[mask]`, `unique`) sync the GPU.',
   check({ model, report }) {
-    const flag = (node: SyntaxNode, what: string) =>
+    const flag = (node: SyntaxNode, what: string, tensors: SyntaxNode[]) =>
       report({
         node,
+        tensors,
         ...sl106Text({ model, node, what }),
       });
     for (const call of model.nodes.call) {
       const what = dataDependentCall(model, call);
-      if (what) flag(call, what);
+      const receiver = methodCall(call)?.receiver;
+      if (what) flag(call, what, receiver ? [receiver] : []);
     }
     for (const subscript of model.nodes.subscript) {
       if (isStoreTarget(subscript)) continue;
@@ -70,6 +72,7 @@ export const sl106: Rule = {
       flag(
         subscript,
         `Boolean-mask indexing \`${displayName(value).replace(/`/g, '')}[${indices[0].text.length <= 30 ? indices[0].text : 'mask'}]\``,
+        [value, indices[0]],
       );
     }
   },

@@ -59,6 +59,7 @@ export const sl110: Rule = {
       for (const read of unsyncedReads(model, call)) {
         report({
           node: read,
+          tensors: [copy.receiver],
           ...sl110Text({ read, copyLine: call.start.line + 1 }),
         });
       }
