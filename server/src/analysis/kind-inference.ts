@@ -216,7 +216,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       const right = fieldOf(node, 'right');
       if (!left || !right) return;
       const result = arithmetic(this.expr(left, env), this.expr(right, env));
-      this.assign(left, result, undefined, env);
+      this.assign(left, result, undefined, env, this.tensorEvidence.sourceOf(node));
     } else {
       this.expr(node, env);
     }

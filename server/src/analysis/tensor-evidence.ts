@@ -100,6 +100,7 @@ export class TensorEvidence {
       case 'call':
         return this.callSource(target, depth);
       case 'binary_operator':
+      case 'augmented_assignment':
       case 'comparison_operator':
       case 'boolean_operator':
         return this.operandsSource(target.children, depth);

@@ -21,6 +21,9 @@ const BOOL_RESULT = /^(allclose|equal|is_nonzero)$/;
  * Also flags `all(t)` / `any(t)` (a `bool()` per element), `math` functions of a tensor
  * (`math.exp(loss)` calls `float()`), and a tensor used as a slice bound (`x[:n]` calls
  * `operator.index`).
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * A Python number can only be made from the value on the host. `float(t)`, `bool(t)` and

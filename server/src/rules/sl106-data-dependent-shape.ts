@@ -19,6 +19,9 @@ const SHAPE_FROM_VALUES = /^(nonzero|argwhere|masked_select|unique|unique_consec
  * where `mask` is visibly a boolean tensor (a comparison, `.bool()`, `torch.isnan`, `logical_*`).
  * Mask writes (`x[mask] = 0.`), integer indexing (`x[idx]`), `torch.where(c, a, b)`,
  * `multinomial`, `randperm`, `topk` and `clip_grad_norm_` do not sync and are not flagged.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * The host must learn how many elements match before it can allocate the output, so it waits for
