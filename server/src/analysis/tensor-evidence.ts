@@ -83,12 +83,12 @@ export class TensorEvidence {
     if (this.guesses.size === 0 || depth > MAX_DEPTH) return undefined;
     const target = unwrap(node);
     switch (target.type) {
-      case 'identifier':
-        return this.nameSource(target) ?? this.guesses.get(this.guessKey(target));
+      case 'identifier': {
+        const bound = this.nameSource(target);
+        return bound === 'strong' ? undefined : (bound ?? this.guessedLoader(target));
+      }
       case 'attribute':
-        return (
-          this.guesses.get(this.guessKey(target)) ?? this.sourceOf(fieldOf(target, 'object')!, depth + 1)
-        );
+        return this.guessedLoader(target) ?? this.sourceOf(fieldOf(target, 'object')!, depth + 1);
       case 'subscript':
         return this.sourceOf(fieldOf(target, 'value')!, depth + 1);
       case 'keyword_argument':
@@ -117,10 +117,17 @@ export class TensorEvidence {
     return source && !source.evidenced ? source.name : undefined;
   }
 
-  private nameSource(name: SyntaxNode): NameGuess | undefined {
+  /** The loader itself, where its elements were guessed and its kind is still unknown (`iter(train_loader)`). */
+  private guessedLoader(loader: SyntaxNode): NameGuess | undefined {
+    const kind = this.kindOf(loader);
+    return kind === undefined || kind === 'unknown' ? this.guesses.get(this.guessKey(loader)) : undefined;
+  }
+
+  /** The guess a name is bound to in the innermost scope that binds it; `strong` when that binding is. */
+  private nameSource(name: SyntaxNode): NameGuess | 'strong' | undefined {
     for (let scope = enclosingFunction(name); ; scope = enclosingFunction(scope)) {
       const key = scope ?? this.root;
-      if (this.strongNames.get(key)?.has(name.text)) return undefined;
+      if (this.strongNames.get(key)?.has(name.text)) return 'strong';
       const weak = this.weakNames.get(key)?.get(name.text);
       if (weak || !scope) return weak;
     }

@@ -50,3 +50,23 @@ test('a value computed by torch from the element is strong on its own', async ()
   const finding = await itemFinding(source);
   assert.equal(finding.severity, 'warning');
 });
+
+test('a loader attribute built later in the class is strong, though the first round guessed it from its name', async () => {
+  const source = `import torch
+from torch.utils.data import DataLoader
+
+class Trainer:
+    def fit(self):
+        for x, y in self.train_loader:
+            loss = self.model(x, y)
+            loss.backward()
+            self.opt.step()
+            self.opt.zero_grad()
+            print(y.sum().item())
+
+    def setup(self, data):
+        self.train_loader = DataLoader(data, batch_size=8)
+`;
+  const finding = await itemFinding(source);
+  assert.equal(finding.severity, 'warning');
+});
