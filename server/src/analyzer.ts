@@ -3,7 +3,7 @@
 // text yields a result with a note and no findings (or the findings it could make).
 import type { Parser } from 'web-tree-sitter';
 import { parseSource, type ParsedSource } from './parse/parser';
-import { buildFileModel, type FileModel } from './analysis/file-model';
+import { buildFileModel, mayUseTorch, type FileModel } from './analysis/file-model';
 import { runRules } from './rules/engine';
 import type { Settings } from './config/settings';
 import type { Finding } from './rules/types';
@@ -33,6 +33,11 @@ export function analyzeText(input: {
   parse?: (text: string) => ParsedSource;
   /** Workspace files the hot step's calls are followed into, and the folder paths are shown from. */
   workspace?: { files: WorkspaceFiles; root: string };
+  /**
+   * The caller wants the findings only (the CLI): a text that names no PyTorch framework
+   * cannot have any (see `mayUseTorch`), so it is not parsed and has no model.
+   */
+  findingsOnly?: boolean;
 }): FileAnalysis {
   const { parser, text, filePath, settings } = input;
   const parse = input.parse ?? ((source: string) => parseSource(parser, source));
@@ -46,6 +51,7 @@ export function analyzeText(input: {
       note: `not analysed: ${megabytes} MB is over the ${MAX_ANALYSED_BYTES / 1024 / 1024} MB limit`,
     };
   }
+  if (input.findingsOnly && !mayUseTorch(text)) return { model: undefined, findings: [], failures: [] };
   let model: FileModel;
   try {
     model = buildFileModel({ parsed: parse(text), filePath });

@@ -31,10 +31,13 @@ export function realLikeFiles(): { name: string; text: string }[] {
   ];
 }
 
-/** Everything compared: the lowered tree, the syntax-error flag, findings and failures. */
+/** Everything compared: the lowered tree and its by-type index, the syntax-error flag, findings and failures. */
 export function signature(analysis: FileAnalysis): string {
   const model = analysis.model;
   const nodes: string[] = [];
+  const indexed = model
+    ? Object.entries(model.nodes).map(([type, list]) => `${type}:${list.map((n) => n.id).join(',')}`)
+    : [];
   if (model) {
     const stack: SyntaxNode[] = [model.root];
     while (stack.length) {
@@ -48,6 +51,7 @@ export function signature(analysis: FileAnalysis): string {
   return JSON.stringify({
     error: model?.hasSyntaxError,
     nodes,
+    indexed,
     findings: analysis.findings,
     failures: analysis.failures.map((f) => f.code),
     note: analysis.note,

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initParser } from '../../server/src/parse/parser';
 import { pointAt, setIncrementalFault, type IncrementalFault } from '../../server/src/parse/incremental';
+import { loweringReuseCounts } from '../../server/src/parse/lower-reuse';
 import { runEditEquivalence } from '../helpers/edit-equivalence';
 import { wasmDir } from '../helpers/paths';
 
@@ -14,7 +15,10 @@ test(
   { timeout: 900_000 },
   async () => {
     const parser = await initParser({ wasmDir });
+    const before = { ...loweringReuseCounts };
     const run = runEditEquivalence({ parser, edits: 10_000, seed: 13 });
+    const lowered = loweringReuseCounts.lowered - before.lowered;
+    const reused = loweringReuseCounts.reused - before.reused;
     assert.equal(
       run.divergence,
       undefined,
@@ -24,10 +28,12 @@ test(
     // Versions with syntax errors are parsed fresh (see DocumentTrees.parse); the typing
     // episodes must still exercise the re-parse, or the check would be vacuous.
     assert.ok(run.incrementalParses >= 3_000, `only ${run.incrementalParses} incremental parses`);
+    // And the incremental lowering must have moved most nodes rather than lowering them again.
+    assert.ok(reused > 5 * lowered, `${reused} nodes reused, ${lowered} lowered again`);
   },
 );
 
-for (const fault of ['skip-tree-edit', 'keep-errors'] satisfies IncrementalFault[]) {
+for (const fault of ['skip-tree-edit', 'keep-errors', 'stale-offsets'] satisfies IncrementalFault[]) {
   test(`a broken reuse (${fault}) is caught`, { timeout: 300_000 }, async () => {
     const parser = await initParser({ wasmDir });
     setIncrementalFault(fault);

@@ -74,6 +74,14 @@ const TORCH_FRAMEWORKS = [
   'torchtitan',
 ];
 
+/**
+ * Whether `text` names a PyTorch framework at all. A file that does not cannot import one,
+ * so its model has `usesTorch` false and no rule reports anything in it.
+ */
+export function mayUseTorch(text: string): boolean {
+  return TORCH_FRAMEWORKS.some((name) => text.includes(name));
+}
+
 /** Builds the FileModel of a parsed document. */
 export function buildFileModel(input: {
   parsed: ParsedSource;

@@ -70,6 +70,7 @@ export function checkFile(input: {
     filePath: file,
     settings,
     workspace: { files: workspaceFor(parser, cwd), root: cwd },
+    findingsOnly: true,
   });
   if (analysis.note) result.messages.push(`${shown}: ${analysis.note}`);
   for (const failure of analysis.failures)

@@ -3,8 +3,9 @@
 // tree so tree-sitter reuses the subtrees the edits did not touch. Every replaced tree is
 // deleted (trees live in the wasm heap and leak otherwise).
 import type { Edit, Parser, Point, Tree } from 'web-tree-sitter';
-import { lowerTree } from './syntax';
+import { lowerTree, type SyntaxNode } from './syntax';
 import type { ParsedSource } from './parser';
+import { lowerReusing, setLoweringReuseFault, type TextSpan } from './lower-reuse';
 
 /**
  * One applied change in UTF-16 offsets of the text before it: `[start, oldEnd)` was
@@ -19,12 +20,13 @@ export interface TextEdit {
 }
 
 /** Test-only faults, to prove the equivalence test catches a broken reuse. */
-export type IncrementalFault = 'none' | 'skip-tree-edit' | 'keep-errors';
+export type IncrementalFault = 'none' | 'skip-tree-edit' | 'keep-errors' | 'stale-offsets';
 let fault: IncrementalFault = 'none';
 
 /** Sets a deliberate fault in the reuse (tests only). */
 export function setIncrementalFault(next: IncrementalFault): void {
   fault = next;
+  setLoweringReuseFault(next === 'stale-offsets');
 }
 
 interface DocumentTree {
@@ -32,6 +34,8 @@ interface DocumentTree {
   tree: Tree;
   /** The text `tree` describes once its pending edits are applied. */
   text: string;
+  /** The lowered root of `tree` before its pending edits, and the span those edits cover. */
+  lowered?: { root: SyntaxNode; span?: TextSpan };
 }
 
 /** Counters for tests and the benchmark. */
@@ -78,6 +82,7 @@ export class DocumentTrees {
     if (change && fault !== 'skip-tree-edit') {
       entry.tree.edit(treeEdit(before, text, change, change.start + change.newText.length));
     }
+    if (change && entry.lowered) entry.lowered.span = composeSpans(entry.lowered.span, change);
     entry.text = text;
   }
 
@@ -92,8 +97,13 @@ export class DocumentTrees {
     const entry = this.trees.get(key);
     const base = entry && entry.text === text ? entry.tree : undefined;
     let tree: Tree | null = null;
+    let reusable: Parameters<typeof lowerReusing>[2] | undefined;
     if (base) {
       tree = this.parser.parse(text, base);
+      if (tree && !tree.rootNode.hasError && entry?.lowered) {
+        const span = entry.lowered.span ?? { start: text.length, oldEnd: text.length, newEnd: text.length };
+        reusable = { root: entry.lowered.root, span, changed: base.getChangedRanges(tree) };
+      }
       // NOTE: tree-sitter recovers from syntax errors differently when it re-parses: from
       // a base with errors, 30 of 12,000 random edits gave another tree than a fresh parse;
       // from an error-free base, it still differed when the new text had errors. Only an
@@ -118,9 +128,10 @@ export class DocumentTrees {
     let kept = false;
     try {
       const hasError = tree.rootNode.hasError;
-      const parsed: ParsedSource = { ...lowerTree(tree, text), hasError };
+      const lowered = (reusable && lowerReusing(tree, text, reusable)) ?? lowerTree(tree, text);
+      const parsed: ParsedSource = { ...lowered, hasError };
       if (!hasError || fault === 'keep-errors') {
-        this.trees.set(key, { tree, text });
+        this.trees.set(key, { tree, text, lowered: hasError ? undefined : { root: lowered.root } });
         kept = true;
       }
       return parsed;
@@ -166,6 +177,22 @@ function spanningEdit(before: string, after: string): TextEdit | undefined {
     start: prefix,
     oldEnd: before.length - suffix,
     newText: after.slice(prefix, after.length - suffix),
+  };
+}
+
+/**
+ * The span covering `earlier` (in offsets of the lowered text) followed by `change` (in
+ * offsets of the text `earlier` produced), in offsets of the lowered text and the final one.
+ */
+function composeSpans(earlier: TextSpan | undefined, change: TextEdit): TextSpan {
+  const next = { start: change.start, oldEnd: change.oldEnd, newEnd: change.start + change.newText.length };
+  if (!earlier) return next;
+  // Offsets of the middle text from max(earlier.newEnd, next.oldEnd) on are untouched by both.
+  const end = Math.max(earlier.newEnd, next.oldEnd);
+  return {
+    start: Math.min(earlier.start, next.start),
+    oldEnd: end - (earlier.newEnd - earlier.oldEnd),
+    newEnd: end + (next.newEnd - next.oldEnd),
   };
 }
 

@@ -74,17 +74,22 @@ export class SourceText {
   }
 }
 
-class LoweredNode implements SyntaxNode {
-  readonly children: SyntaxNode[] = [];
+/**
+ * The one implementation of {@link SyntaxNode}. Its position fields are writable for the
+ * incremental lowering alone (lower-reuse.ts), which moves an unchanged subtree of the
+ * previous version into the new tree; everything else sees them through the readonly interface.
+ */
+export class LoweredNode implements SyntaxNode {
+  readonly children: LoweredNode[] = [];
   operator?: string = undefined;
   constructor(
-    readonly id: number,
-    readonly source: SourceText,
+    public id: number,
+    public source: SourceText,
     readonly type: string,
     readonly field: string | null,
-    readonly startIndex: number,
-    readonly endIndex: number,
-    readonly parent: SyntaxNode | null,
+    public startIndex: number,
+    public endIndex: number,
+    public parent: LoweredNode | null,
   ) {}
   get text(): string {
     return this.source.text.slice(this.startIndex, this.endIndex);
@@ -97,7 +102,7 @@ class LoweredNode implements SyntaxNode {
   }
 }
 
-const OPERATOR_PARENTS = new Set([
+export const OPERATOR_PARENTS = new Set([
   'binary_operator',
   'boolean_operator',
   'comparison_operator',
@@ -106,7 +111,7 @@ const OPERATOR_PARENTS = new Set([
   'not_operator',
 ]);
 
-interface LanguageTables {
+export interface LanguageTables {
   types: string[];
   fields: (string | null)[];
   named: boolean[];
@@ -117,7 +122,7 @@ interface LanguageTables {
 }
 
 /** The type id tree-sitter gives ERROR nodes. */
-const ERROR_TYPE_ID = 65535;
+export const ERROR_TYPE_ID = 65535;
 
 /** A lowered tree: its root, how many nodes it has, and every node grouped by type. */
 export interface LoweredTree {
@@ -156,7 +161,7 @@ function internalize(name: string): string {
 
 const tablesByLanguage = new WeakMap<object, LanguageTables>();
 
-function languageTables(tree: Tree): LanguageTables {
+export function languageTables(tree: Tree): LanguageTables {
   const language = tree.language;
   let tables = tablesByLanguage.get(language);
   if (!tables) {
@@ -237,7 +242,7 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
   const index = new TypeIndex(tables);
   const cursor = tree.walk();
   try {
-    const make = (parent: SyntaxNode | null, typeId: number): LoweredNode =>
+    const make = (parent: LoweredNode | null, typeId: number): LoweredNode =>
       index.add(
         new LoweredNode(
           index.count,
@@ -277,7 +282,7 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
   }
 }
 
-function recordOperator(parent: LoweredNode, token: string, fieldId: () => number): void {
+export function recordOperator(parent: LoweredNode, token: string, fieldId: () => number): void {
   if (token === '(' || token === ')') return;
   if (parent.type !== 'comparison_operator' && fieldId() === 0) return;
   parent.operator = parent.operator ? `${parent.operator} ${token}` : token;
