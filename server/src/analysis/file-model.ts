@@ -49,6 +49,12 @@ export interface FileModel {
   readonly roles: LoopRoles;
   /** The kind of an expression, or `unknown`. */
   kindOf(node: SyntaxNode): Kind;
+  /**
+   * When `node` is taken for a tensor only because of a name (a loop over `train_loader`,
+   * which nothing shows is a loader and whose elements the code never uses as tensors): that
+   * name. Undefined when the tensor fact rests on PyTorch semantics, or there is none.
+   */
+  weakTensorSource(node: SyntaxNode): string | undefined;
   /** The role of the statement containing `node`. */
   roleOf(node: SyntaxNode): Role;
   /** The guard behind that role, if any (rank 0 only, an opt-in flag, once per interval, at most once). */
@@ -114,6 +120,7 @@ export function buildFileModel(input: {
     roles,
     // Ids index this tree only: a node of another tree has no kind here.
     kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
+    weakTensorSource: (node) => (node.source === root.source ? facts?.weakTensorSource(node) : undefined),
     roleOf: (node) => roles.roleOf(node),
     guardOf: (node) => roles.noteOf(node),
   };

@@ -13,6 +13,7 @@ import {
 import type { Definitions } from './definitions';
 import type { FunctionTrace, SharedKindState } from './function-trace';
 import { fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
+import type { NameGuess, TensorEvidence } from './tensor-evidence';
 import {
   OUTPUT_ATTRIBUTES,
   TENSOR_ATTRIBUTES,
@@ -24,10 +25,18 @@ import {
 
 export type Env = Map<string, Kind>;
 
+/** What iterating a value yields: the elements' kind, and the name guess that kind rests on, if any. */
+export interface Iteration {
+  kind: Kind;
+  source?: NameGuess;
+}
+
 const MAX_EXPRESSION_DEPTH = 300;
 /** Methods (Accelerate, Fabric, torch.distributed wrappers) that return a tensor built from their tensor argument. */
 const GATHERING_METHODS =
   /^(gather|gather_for_metrics|reduce|all_reduce|all_gather|pad_across_processes|sync)$/;
+/** Calls whose first argument must be a tensor: `accelerator.backward(loss)`, `scaler.scale(loss)`. */
+const TENSOR_ARGUMENT_METHODS = /^(backward|manual_backward|scale)$/;
 
 /** State and expression evaluation shared with the statement walk in kind-inference.ts. */
 export abstract class ExpressionKinds implements SharedKindState {
@@ -36,6 +45,7 @@ export abstract class ExpressionKinds implements SharedKindState {
   abstract readonly definitions: Definitions;
   abstract readonly classAttributes: Map<SyntaxNode, Env>;
   abstract readonly returnKinds: Map<SyntaxNode, Kind>;
+  abstract readonly tensorEvidence: TensorEvidence;
   protected abstract readonly imports: ImportTable;
   /** The trace of the function being analysed; undefined at module level. */
   protected trace: FunctionTrace | undefined;
@@ -48,8 +58,14 @@ export abstract class ExpressionKinds implements SharedKindState {
   protected firstRound = true;
 
   protected abstract evidenceFor(node: SyntaxNode, text: string): Kind | undefined;
-  protected abstract iterationKind(iterable: SyntaxNode, env: Env): Kind;
-  protected abstract assign(target: SyntaxNode, kind: Kind, value: SyntaxNode | undefined, env: Env): void;
+  protected abstract iteration(iterable: SyntaxNode, env: Env): Iteration;
+  protected abstract assign(
+    target: SyntaxNode,
+    kind: Kind,
+    value: SyntaxNode | undefined,
+    env: Env,
+    source?: NameGuess,
+  ): void;
   abstract joinArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void;
   abstract startParameters(fn: SyntaxNode): ReadonlyMap<string, Kind>;
   abstract joinAttribute(cls: SyntaxNode, name: string, kind: Kind): void;
@@ -151,6 +167,7 @@ export abstract class ExpressionKinds implements SharedKindState {
       for (const arg of args.children)
         this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
     const qualified = this.imports.resolve(callee);
+    this.noteTensorInputs(node, calleeKind, qualified);
     if (qualified) {
       const kind = kindOfQualifiedCall(qualified);
       if (kind !== 'unknown') return kind;
@@ -162,10 +179,10 @@ export abstract class ExpressionKinds implements SharedKindState {
       if (calleeKind === 'module') return 'tensor';
       if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
       const first = positionalArgs(node)[0];
-      if (!env.has(name) && name === 'iter' && first && this.iterationKind(first, env) === 'tensor')
+      if (!env.has(name) && name === 'iter' && first && this.iteration(first, env).kind === 'tensor')
         return 'loader';
       if (!env.has(name) && name === 'next' && first)
-        return this.iterationKind(first, env) === 'tensor' ? 'tensor' : 'unknown';
+        return this.iteration(first, env).kind === 'tensor' ? 'tensor' : 'unknown';
       const fn = this.definitions.functions.get(name);
       if (fn && !env.has(name)) return this.callFunction(fn, node, env);
       return 'unknown';
@@ -183,13 +200,44 @@ export abstract class ExpressionKinds implements SharedKindState {
     return calleeKind === 'module' ? 'tensor' : 'unknown';
   }
 
+  /**
+   * Where the code uses values as tensors, which turns a name guess they rest on into evidence:
+   * the inputs of a module call (`model(x)`, `criterion(out, y)`, `model(**batch)`) or of a
+   * `torch.nn.functional` call, the receiver of `.backward()`, the argument of
+   * `accelerator.backward(loss)` or `scaler.scale(loss)`.
+   */
+  private noteTensorInputs(call: SyntaxNode, calleeKind: Kind, qualified: string | undefined): void {
+    const args = fieldOf(call, 'arguments');
+    const method = methodCall(call);
+    const moduleInput =
+      calleeKind === 'module' ||
+      qualified?.startsWith('torch.nn.functional.') ||
+      (method?.name === 'forward' && this.kinds[method.receiver.id] === 'module');
+    if (moduleInput && args?.type === 'argument_list')
+      for (const arg of args.children) if (arg.type !== 'comment') this.tensorEvidence.usedAsTensor(arg);
+    if (!method) return;
+    const first = positionalArgs(call)[0];
+    if (method.name === 'backward' && !first) this.tensorEvidence.usedAsTensor(method.receiver);
+    else if (first && TENSOR_ARGUMENT_METHODS.test(method.name))
+      if (
+        method.name !== 'scale' ||
+        this.kinds[method.receiver.id] === 'scaler' ||
+        /scaler$/i.test(method.receiver.text)
+      )
+        this.tensorEvidence.usedAsTensor(first);
+  }
+
   /** Passes argument kinds to a same-file function's parameters and returns its return kind. */
   protected callFunction(fn: SyntaxNode, call: SyntaxNode, env: Env, skipped = 0): Kind {
     const params = this.definitions.parameterNames(fn);
     const passed: (readonly [string, Kind])[] = [];
     positionalArgs(call).forEach((arg, i) => {
       const param = params[i + skipped];
-      if (param) passed.push([param, this.kinds[arg.id] ?? this.expr(arg, env)]);
+      if (!param) return;
+      const kind = this.kinds[arg.id] ?? this.expr(arg, env);
+      passed.push([param, kind]);
+      if (kind === 'tensor' || kind === 'loader')
+        this.tensorEvidence.passed(fn, param, this.tensorEvidence.sourceOf(arg));
     });
     this.trace?.passedArguments(fn, passed);
     this.joinArguments(fn, passed);
@@ -204,8 +252,8 @@ export abstract class ExpressionKinds implements SharedKindState {
     for (const clause of clauses) {
       const right = fieldOf(clause, 'right');
       const left = fieldOf(clause, 'left');
-      const element = right ? this.iterationKind(right, inner) : 'unknown';
-      if (left) this.assign(left, element, undefined, inner);
+      const element: Iteration = right ? this.iteration(right, inner) : { kind: 'unknown' };
+      if (left) this.assign(left, element.kind, undefined, inner, element.source);
     }
     for (const child of node.children)
       if (child.type !== 'for_in_clause' && child.type !== 'comment') this.expr(child, inner);

@@ -9,7 +9,8 @@ import type { NodeIndex } from './file-model';
 import type { ImportTable } from './imports';
 import { collectUsageEvidence, joinKinds, type Kind } from './kinds';
 import { Definitions } from './definitions';
-import { ExpressionKinds, type Env } from './kind-expressions';
+import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
+import { TensorEvidence, type NameGuess } from './tensor-evidence';
 import { FunctionTrace, type SharedKindState } from './function-trace';
 import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
@@ -20,6 +21,11 @@ export interface ValueFacts {
   kinds: readonly (Kind | undefined)[];
   /** Names of user classes that are nn.Module subclasses. */
   moduleClasses: Set<string>;
+  /**
+   * For a tensor whose tensor fact rests on a name alone (the elements of a loop over
+   * `train_loader` that nothing shows is a loader, and no code uses as tensors): that name.
+   */
+  weakTensorSource(node: SyntaxNode): string | undefined;
 }
 
 /** A function of this file called from another file, with the kinds its arguments have there. */
@@ -46,7 +52,11 @@ export function inferValueKinds(input: {
   const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
   for (const entry of input.entries ?? []) inference.seedEntry(entry);
   inference.run(input.replay ?? true);
-  return { kinds: inference.kinds, moduleClasses: inference.definitions.moduleClasses };
+  return {
+    kinds: inference.kinds,
+    moduleClasses: inference.definitions.moduleClasses,
+    weakTensorSource: (node) => inference.tensorEvidence.weakSource(node),
+  };
 }
 
 class KindInference extends ExpressionKinds implements SharedKindState {
@@ -64,6 +74,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private readonly unpackedUnknown = new Set<SyntaxNode>();
   private elementsLearnedLate = false;
   private readonly evidence: Map<SyntaxNode, Map<string, Kind>>;
+  readonly tensorEvidence: TensorEvidence;
 
   constructor(
     private readonly root: SyntaxNode,
@@ -75,6 +86,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     this.evidence = collectUsageEvidence(root, nodes.call);
     this.definitions = new Definitions(nodes, imports);
     this.kinds = new Array<Kind | undefined>(nodeCount).fill(undefined);
+    this.tensorEvidence = new TensorEvidence(root, (node) => this.kinds[node.id]);
   }
 
   /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
@@ -204,17 +216,25 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       const right = fieldOf(node, 'right');
       if (!left || !right) return;
       const result = arithmetic(this.expr(left, env), this.expr(right, env));
-      this.assign(left, result, undefined, env);
+      this.assign(left, result, undefined, env, this.tensorEvidence.sourceOf(node));
     } else {
       this.expr(node, env);
     }
   }
 
-  protected assign(target: SyntaxNode, kind: Kind, value: SyntaxNode | undefined, env: Env): void {
+  protected assign(
+    target: SyntaxNode,
+    kind: Kind,
+    value: SyntaxNode | undefined,
+    env: Env,
+    source?: NameGuess,
+  ): void {
     const node = unwrap(target);
     if (node.type === 'identifier') {
       env.set(node.text, kind);
       this.kinds[node.id] = kind;
+      if (kind === 'tensor' || kind === 'loader')
+        this.tensorEvidence.assigned(node, value ? this.tensorEvidence.sourceOf(value) : source);
     } else if (
       node.type === 'pattern_list' ||
       node.type === 'tuple_pattern' ||
@@ -222,7 +242,14 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       node.type === 'tuple'
     ) {
       const elements = this.elementKinds(value, kind, env, node.children.length);
-      node.children.forEach((child, i) => this.assign(child, elements[i] ?? 'unknown', undefined, env));
+      const inner = value && unwrap(value);
+      const parts = inner && /^(tuple|expression_list|list)$/.test(inner.type) ? inner.children : undefined;
+      const whole = source ?? (value && !parts ? this.tensorEvidence.sourceOf(value) : undefined);
+      node.children.forEach((child, i) => {
+        const part = parts?.[i];
+        const partSource = part ? this.tensorEvidence.sourceOf(part) : whole;
+        this.assign(child, elements[i] ?? 'unknown', undefined, env, partSource);
+      });
     } else if (node.type === 'attribute' && fieldOf(node, 'object')?.text === 'self') {
       const cls = enclosingClass(node);
       const name = fieldOf(node, 'attribute')?.text;
@@ -282,14 +309,14 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private forLoop(node: SyntaxNode, env: Env): void {
     const iterable = fieldOf(node, 'right');
     const target = fieldOf(node, 'left');
-    const element = iterable ? this.iterationKind(iterable, env) : 'unknown';
+    const element: Iteration = iterable ? this.iteration(iterable, env) : { kind: 'unknown' };
     if (target) this.assignLoopTarget(target, element, iterable, env);
     this.loopBody(node, env);
   }
 
   private assignLoopTarget(
     target: SyntaxNode,
-    element: Kind,
+    element: Iteration,
     iterable: SyntaxNode | undefined,
     env: Env,
   ): void {
@@ -300,27 +327,36 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     if (callee === 'enumerate' && parts?.length === 2) {
       this.assign(parts[0], 'number', undefined, env);
       const inside = positionalArgs(inner!)[0];
-      this.assign(parts[1], inside ? this.iterationKind(inside, env) : 'unknown', undefined, env);
+      const elements: Iteration = inside ? this.iteration(inside, env) : { kind: 'unknown' };
+      this.assign(parts[1], elements.kind, undefined, env, elements.source);
       return;
     }
-    this.assign(target, element, undefined, env);
+    this.assign(target, element.kind, undefined, env, element.source);
   }
 
-  /** The kind of the elements produced by iterating `iterable`. */
-  protected iterationKind(iterable: SyntaxNode, env: Env): Kind {
+  /** The kind of the elements produced by iterating `iterable`, and the name guess it rests on, if any. */
+  protected iteration(iterable: SyntaxNode, env: Env): Iteration {
     const node = unwrap(iterable);
     const kind = this.expr(node, env);
-    if (kind === 'loader' || kind === 'tensor') return 'tensor';
+    if (kind === 'loader' || kind === 'tensor')
+      return { kind: 'tensor', source: this.tensorEvidence.sourceOf(node) };
     if (node.type === 'call') {
       const callee = fieldOf(node, 'function')?.text ?? '';
       const first = positionalArgs(node)[0];
       if (/^(enumerate|tqdm|tqdm\.tqdm|iter|islice|itertools\.islice)$/.test(callee) && first)
-        return this.iterationKind(first, env);
-      if (callee === 'range') return 'number';
+        return this.iteration(first, env);
+      if (callee === 'range') return { kind: 'number' };
     }
-    if (node.type === 'identifier' && LOADER_NAME.test(node.text) && kind === 'unknown') return 'tensor';
-    if (node.type === 'attribute' && LOADER_NAME.test(node.text) && kind === 'unknown') return 'tensor';
-    return 'unknown';
+    // A loader of unknown kind whose name says it is one (`for x, y in train_loader`, often a
+    // parameter): its elements are taken for tensors, as weak evidence until the code uses one
+    // as a tensor (tensor-evidence.ts).
+    if (
+      (node.type === 'identifier' || node.type === 'attribute') &&
+      LOADER_NAME.test(node.text) &&
+      kind === 'unknown'
+    )
+      return { kind: 'tensor', source: this.tensorEvidence.guess(node) };
+    return { kind: 'unknown' };
   }
 
   private loopBody(node: SyntaxNode, env: Env): void {

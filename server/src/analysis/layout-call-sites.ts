@@ -9,6 +9,7 @@ import { LayoutEvaluator } from './layout-eval';
 import { isContiguous } from './strides';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
 import { reachingBinding, reachingParameter } from './reaching-definitions';
+import { attributesNamed, callsWithCallee } from './name-indexes';
 
 /** `none`: the file never calls the function; `contiguous`: every call passes a contiguous tensor; else `unknown`. */
 export type CallerContiguity = 'none' | 'contiguous' | 'unknown';
@@ -34,10 +35,7 @@ export function callerContiguity(
       : input.param.children.find((c) => c.type === 'identifier')?.text;
   let verdict: CallerContiguity = 'none';
   const evaluator = new LayoutEvaluator(model);
-  const references =
-    method === 'function'
-      ? identifiersNamed(model, name)
-      : model.nodes.attribute.filter((a) => fieldOf(a, 'attribute')?.text === name);
+  const references = method === 'function' ? identifiersNamed(model, name) : attributesNamed(model, name);
   const calls: SyntaxNode[] = [];
   for (const reference of references) {
     if (reference.parent?.type === 'function_definition' && fieldOf(reference.parent, 'name') === reference)
@@ -79,7 +77,7 @@ function instanceCalls(model: FileModel, fn: SyntaxNode): SyntaxNode[] | undefin
     if (assignment?.type !== 'assignment' || fieldOf(assignment, 'right') !== ctor) return undefined;
     const target = fieldOf(assignment, 'left')?.text;
     if (!target) return undefined;
-    calls.push(...model.nodes.call.filter((call) => fieldOf(call, 'function')?.text === target));
+    calls.push(...callsWithCallee(model, target));
   }
   return calls;
 }

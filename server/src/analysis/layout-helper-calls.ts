@@ -9,6 +9,7 @@ import { fieldOf, isWithin, unwrap, walk } from './syntax-helpers';
 import { bindingsInScope, scopeOf } from './reaching-definitions';
 import type { Layout } from './strides';
 import type { LayoutEvaluator } from './layout-eval';
+import { functionsNamed } from './name-indexes';
 
 const MAX_HELPER_DEPTH = 3;
 const soleReturns = new WeakMap<SyntaxNode, SyntaxNode | null>();
@@ -58,9 +59,7 @@ export function helperReturnLayout(
 /** The module-level `def` a call's name refers to, when nothing else binds that name. */
 function moduleFunction(evaluator: LayoutEvaluator, callee: SyntaxNode): SyntaxNode | undefined {
   const local = bindingsInScope(callee, callee.text);
-  const defs = evaluator.model.nodes.function_definition.filter(
-    (fn) => fieldOf(fn, 'name')?.text === callee.text && scopeOf(fn).type === 'module',
-  );
+  const defs = functionsNamed(evaluator.model, callee.text).filter((fn) => scopeOf(fn).type === 'module');
   if (defs.length !== 1) return undefined;
   if (local.some((site) => site.anchor !== defs[0])) return undefined;
   const module = scopeOf(defs[0]);
@@ -75,7 +74,7 @@ function selfMethod(
 ): { helper: SyntaxNode | undefined; skip: number } | undefined {
   const name = fieldOf(callee, 'attribute')?.text;
   if (fieldOf(callee, 'object')?.text !== 'self' || !name) return undefined;
-  const defs = evaluator.model.nodes.function_definition.filter((fn) => fieldOf(fn, 'name')?.text === name);
+  const defs = functionsNamed(evaluator.model, name);
   if (defs.length !== 1) return undefined;
   const [method] = defs;
   const holder = method.parent?.type === 'decorated_definition' ? method.parent : method;

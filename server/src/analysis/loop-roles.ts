@@ -6,7 +6,15 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { ImportTable } from './imports';
 import type { NodeIndex } from './file-model';
 import type { Kind } from './kinds';
-import { enclosingFunction, fieldOf, lastName, walk, unwrap, STATEMENT_TYPES } from './syntax-helpers';
+import {
+  enclosingFunction,
+  fieldOf,
+  lastName,
+  nodesWithin,
+  walk,
+  unwrap,
+  STATEMENT_TYPES,
+} from './syntax-helpers';
 import { TrainingStepModel, callEffect } from './training-step';
 import { collectOptInFlags, guardNote, type GuardNote } from './role-guards';
 
@@ -158,11 +166,10 @@ export class LoopRoles {
     const byName = new Map(classes.map((c) => [fieldOf(c, 'name')?.text ?? '', c]));
     const constructed = (scope: SyntaxNode): string[] => {
       const found: string[] = [];
-      walk(scope, (node) => {
-        if (node.type !== 'call') return;
-        const name = lastName(unwrap(fieldOf(node, 'function') ?? node));
+      for (const call of nodesWithin(this.nodes.call, scope)) {
+        const name = lastName(unwrap(fieldOf(call, 'function') ?? call));
         if (name && moduleClasses.has(name) && byName.has(name)) found.push(name);
-      });
+      }
       return found;
     };
     // Roots: module classes constructed outside every module class (the script builds them).
@@ -171,10 +178,8 @@ export class LoopRoles {
       const name = lastName(unwrap(fieldOf(call, 'function') ?? call));
       if (!name || !moduleClasses.has(name) || !byName.has(name)) continue;
       let insideModule = false;
-      for (let p = call.parent; p; p = p.parent) {
-        if (p.type === 'class_definition' && moduleClasses.has(fieldOf(p, 'name')?.text ?? ''))
-          insideModule = true;
-      }
+      for (let p = call.parent; p && !insideModule; p = p.parent)
+        insideModule = p.type === 'class_definition' && moduleClasses.has(fieldOf(p, 'name')?.text ?? '');
       if (!insideModule) roots.add(name);
     }
     const reached = new Set<string>();

@@ -6,7 +6,7 @@
 // keyword parameter: off by default),
 // and a statement right after an explicit `synchronize()` (nothing left to wait for).
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, keywordArg, lastName, positionalArgs, unwrap, walk } from './syntax-helpers';
+import { fieldOf, keywordArg, lastName, lastNameIs, positionalArgs, unwrap, walk } from './syntax-helpers';
 
 /** Why a statement of a training step runs less often than every step, or only on one rank. */
 export type GuardNote =
@@ -51,7 +51,7 @@ export function collectOptInFlags(
   const flags = new Set<string>();
   for (const call of calls) {
     const callee = fieldOf(call, 'function');
-    if (!callee || lastName(callee) !== 'add_argument') continue;
+    if (!callee || !lastNameIs(callee, 'add_argument')) continue;
     const action = keywordArg(call, 'action')?.text.replace(/['"]/g, '');
     const defaultValue = keywordArg(call, 'default')?.text;
     const offByDefault =

@@ -134,6 +134,46 @@ export function lastName(node: SyntaxNode): string | undefined {
   return undefined;
 }
 
+/** Whether `lastName(node)` is `name`, compared without slicing the text of other names. */
+export function lastNameIs(node: SyntaxNode, name: string): boolean {
+  const target = unwrap(node);
+  const id =
+    target.type === 'identifier'
+      ? target
+      : target.type === 'attribute'
+        ? fieldOf(target, 'attribute')
+        : undefined;
+  return !!id && id.endIndex - id.startIndex === name.length && id.text === name;
+}
+
+/** Whether `node` spells exactly `text`, compared without slicing when the lengths differ. */
+export function hasText(node: SyntaxNode, text: string): boolean {
+  return node.endIndex - node.startIndex === text.length && node.text === text;
+}
+
+/**
+ * The nodes of `ordered` (nodes of one tree, in document order, such as a FileModel index)
+ * that lie in `ancestor`'s subtree, itself included. Ids are pre-order, so the subtree is
+ * the id range from `ancestor` to its last descendant: two binary searches, no walk.
+ */
+export function nodesWithin(ordered: readonly SyntaxNode[], ancestor: SyntaxNode): SyntaxNode[] {
+  let last = ancestor;
+  while (last.children.length) last = last.children[last.children.length - 1];
+  const firstIndex = firstAtOrAfter(ordered, ancestor.id);
+  return ordered.slice(firstIndex, firstAtOrAfter(ordered, last.id + 1, firstIndex));
+}
+
+/** The index of the first node of `ordered` whose id is at least `id`. */
+function firstAtOrAfter(ordered: readonly SyntaxNode[], id: number, low = 0): number {
+  let high = ordered.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (ordered[middle].id < id) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
 /** Every call under `root` (itself included), in source order. */
 export function callsInSourceOrder(root: SyntaxNode): SyntaxNode[] {
   const calls: SyntaxNode[] = [];

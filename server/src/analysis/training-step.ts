@@ -4,7 +4,7 @@
 // an optimizer step, or a scaler callable that does both (`loss_scaler(loss, optimizer)`).
 // A loop that only contains a complete step loop (an epoch loop) is not itself a step loop.
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, lastName, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import { fieldOf, hasText, lastName, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
 
 /** The two halves of a training step. */
 export type TrainingEffect = 'backward' | 'step';
@@ -116,7 +116,8 @@ export class TrainingStepModel {
     if (target.type === 'identifier') return this.functions.get(target.text) ?? [];
     if (target.type !== 'attribute') return [];
     const name = fieldOf(target, 'attribute')?.text ?? '';
-    if (fieldOf(target, 'object')?.text === 'self') return this.functions.get(name) ?? [];
+    const object = fieldOf(target, 'object');
+    if (object && hasText(object, 'self')) return this.functions.get(name) ?? [];
     if (LIBRARY_METHODS.test(name) || !this.methodNames.has(name)) return [];
     return (this.functions.get(name) ?? []).filter(isMethod);
   }

@@ -8,6 +8,7 @@ import { enclosingStatement, fieldOf } from '../analysis/syntax-helpers';
 import type { SyntaxNode } from '../parse/syntax';
 import type { Finding, Rule, RuleContext, Severity, WorkspaceContext } from './types';
 import { rules as allRules } from './index';
+import { weakTensorNote } from './messages/common';
 
 const ROLE_SEVERITY: Record<Role, Severity | undefined> = {
   hot: 'warning',
@@ -15,6 +16,7 @@ const ROLE_SEVERITY: Record<Role, Severity | undefined> = {
   eval: 'hint',
   setup: undefined,
 };
+const SEVERITY_RANK: Record<Severity, number> = { error: 3, warning: 2, information: 1, hint: 0 };
 
 /** Whether a rule is on under the `select` / `ignore` prefix lists (ignore wins on a tie of specificity). */
 export function isRuleEnabled(
@@ -73,7 +75,7 @@ function makeContext(
     model,
     settings,
     ...(workspace ? { workspace } : {}),
-    report({ node, message, detail, range, role, severity, fixes }) {
+    report({ node, message, detail, range, role, severity, fixes, tensors }) {
       let resolved: Severity | undefined;
       let effectiveRole: Role | undefined;
       if (rule.severity === 'by-role') {
@@ -86,6 +88,13 @@ function makeContext(
       if (!resolved) return;
       const [firstLine, lastLine] = statementLines(node);
       if (model.suppressions.isSuppressed(rule.code, firstLine, lastLine)) return;
+      // Weak evidence informs, never warns: a tensor that only a loader's name suggests.
+      const weak = tensors?.find((tensor) => model.weakTensorSource(tensor));
+      if (weak) {
+        if (SEVERITY_RANK[resolved] > SEVERITY_RANK.information) resolved = 'information';
+        const note = weakTensorNote(weak, model.weakTensorSource(weak)!);
+        detail = detail ? `${detail} ${note}` : note;
+      }
       sink.push({
         code: rule.code,
         message,

@@ -14,6 +14,7 @@ import {
 } from '../analysis/syntax-helpers';
 import type { FileModel } from '../analysis/file-model';
 import { assignmentsTo, lastAssignedValue } from '../analysis/assignment-index';
+import { perModel } from '../analysis/per-model';
 import type { TextEdit } from './types';
 
 /** A DataLoader built in the file: its name, its constructor call, and `pin_memory` (undefined when not a literal). */
@@ -81,13 +82,18 @@ function unpackedFrom(model: FileModel, use: SyntaxNode): SyntaxNode | undefined
  */
 function onlyLoaderOfFile(model: FileModel, iterable: SyntaxNode): LoaderFacts | undefined {
   if (iterable.type !== 'identifier' || !isParameter(iterable)) return undefined;
-  const built = model.nodes.call.filter(
-    (call) =>
-      model.kindOf(call) === 'loader' && fieldOf(call, 'function')?.text !== 'iter' && !hasSplat(call),
-  );
+  const built = loadersBuilt(model);
   if (built.length !== 1) return undefined;
   return { name: iterable.text, call: built[0], pinned: pinnedValue(model, built[0]) };
 }
+
+/** The DataLoader constructions of the file (not `iter(loader)`, not `DataLoader(**kwargs)`), in document order. */
+const loadersBuilt = perModel((model) =>
+  model.nodes.call.filter(
+    (call) =>
+      model.kindOf(call) === 'loader' && fieldOf(call, 'function')?.text !== 'iter' && !hasSplat(call),
+  ),
+);
 
 function isParameter(name: SyntaxNode): boolean {
   for (let current = name.parent; current; current = current.parent) {
@@ -107,23 +113,28 @@ function pinnedValue(model: FileModel, call: SyntaxNode): boolean | undefined {
   if (pin.text === 'True') return true;
   const option = pin.type === 'attribute' ? fieldOf(pin, 'attribute')?.text : undefined;
   if (!option) return undefined;
-  for (const other of model.nodes.call) {
-    if (!/(^|\.)add_argument$/.test(fieldOf(other, 'function')?.text ?? '')) continue;
+  const defaultValue = argparseOptions(model).get(option);
+  if (defaultValue === 'True') return true;
+  if (defaultValue === 'False') return false;
+  return undefined;
+}
+
+/** `dest` of each argparse option (`add_argument('--pin-mem', default=True)` → `pin_mem`) → its first `default=` text. */
+const argparseOptions = perModel((model) => {
+  const defaults = new Map<string, string | undefined>();
+  for (const call of model.nodes.call) {
+    if (!/(^|\.)add_argument$/.test(fieldOf(call, 'function')?.text ?? '')) continue;
     const dest =
-      keywordArg(other, 'dest')?.text.replace(/['"]/g, '') ??
-      positionalArgs(other)
+      keywordArg(call, 'dest')?.text.replace(/['"]/g, '') ??
+      positionalArgs(call)
         .map((a) => a.text.replace(/['"]/g, ''))
         .find((a) => a.startsWith('--'))
         ?.slice(2)
         .replace(/-/g, '_');
-    if (dest !== option) continue;
-    const defaultValue = keywordArg(other, 'default')?.text;
-    if (defaultValue === 'True') return true;
-    if (defaultValue === 'False') return false;
-    return undefined;
+    if (dest !== undefined && !defaults.has(dest)) defaults.set(dest, keywordArg(call, 'default')?.text);
   }
-  return undefined;
-}
+  return defaults;
+});
 
 /** The iterable of the `for` loop whose target binds `name` around `use`. */
 function loopIterable(use: SyntaxNode): SyntaxNode | undefined {

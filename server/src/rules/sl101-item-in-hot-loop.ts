@@ -10,6 +10,9 @@ import { sl101Text } from './messages/sl1';
  *
  * ## What it does
  * Flags `tensor.item()` on a value the analysis shows is a tensor.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * `.item()` copies one value to the host, a sync reported by `set_sync_debug_mode`. A host–device
@@ -59,6 +62,7 @@ export const sl101: Rule = {
       if (!isDeviceTensor(model, method.receiver)) continue;
       report({
         node: call,
+        tensors: [method.receiver],
         ...sl101Text({ model, node: call, receiver: method.receiver }),
       });
     }

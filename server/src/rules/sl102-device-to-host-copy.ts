@@ -14,6 +14,9 @@ import { sl102Text } from './messages/sl1';
  * bare `t.numpy()` is not flagged: on a CUDA tensor it raises, on a CPU tensor it is free;
  * `t.cpu().numpy()` is reported once, at `.cpu()`. Also flags storing a device tensor into a
  * tensor shown to live on the host (`history[step] = loss.detach()`), which copies it back.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * A blocking copy to pageable host memory returns only once the copy is complete (CUDA Runtime
@@ -67,6 +70,7 @@ export const sl102: Rule = {
       const spelled = tail.length <= 40 ? `\`${tail}\`` : `\`.${method!.name}()\``;
       report({
         node: call,
+        tensors: [receiver],
         ...sl102Text({ model, node: call, spelled, receiver }),
       });
     }
@@ -80,6 +84,7 @@ export const sl102: Rule = {
         continue;
       report({
         node: right,
+        tensors: [right],
         ...sl102Text({ model, node: right, spelled: 'This store', receiver: right }),
       });
     }

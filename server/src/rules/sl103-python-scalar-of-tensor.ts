@@ -21,6 +21,9 @@ const BOOL_RESULT = /^(allclose|equal|is_nonzero)$/;
  * Also flags `all(t)` / `any(t)` (a `bool()` per element), `math` functions of a tensor
  * (`math.exp(loss)` calls `float()`), and a tensor used as a slice bound (`x[:n]` calls
  * `operator.index`).
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * A Python number can only be made from the value on the host. `float(t)`, `bool(t)` and
@@ -59,6 +62,7 @@ export const sl103: Rule = {
       if (builtin && args.length === 1 && isDeviceTensor(model, args[0])) {
         report({
           node: call,
+          tensors: [args[0]],
           ...sl103BuiltinText({ model, node: call, builtin, argument: args[0] }),
         });
         continue;
@@ -67,6 +71,7 @@ export const sl103: Rule = {
       if (qualified && MATH_FUNCTION.test(qualified) && args.length >= 1 && isDeviceTensor(model, args[0])) {
         report({
           node: call,
+          tensors: [args[0]],
           ...sl103BuiltinText({ model, node: call, builtin: qualified, argument: args[0] }),
         });
         continue;
@@ -78,6 +83,7 @@ export const sl103: Rule = {
       if (!torchBool && !methodBool) continue;
       report({
         node: call,
+        tensors: methodBool ? [method!.receiver] : [],
         ...sl103BoolText({ model, node: call, callee: torchBool ? qualified : `.${method!.name}()` }),
       });
     }
@@ -85,6 +91,7 @@ export const sl103: Rule = {
     for (const slice of sliceBounds(model)) {
       report({
         node: slice,
+        tensors: [slice],
         ...sl103BuiltinText({ model, node: slice, builtin: 'operator.index', argument: slice }),
       });
     }

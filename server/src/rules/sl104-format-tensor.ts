@@ -18,6 +18,9 @@ const PRINTERS = new Set(['print', 'str', 'repr', 'format']);
  * not tensors and are never flagged; Lightning's `self.log("loss", loss)` does not format on the
  * host and is not flagged. Tensors inside a printed dict, list or tuple literal
  * (`print({"loss": loss})`) are flagged too: the container's repr formats each one.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * Printing a CUDA tensor copies its values to the host (`str(t)` and `print(t)` are in the list
@@ -54,6 +57,7 @@ export const sl104: Rule = {
     const flag = (value: SyntaxNode, how: string) =>
       report({
         node: value,
+        tensors: [value],
         ...sl104Text({ model, node: value, how }),
       });
     for (const call of model.nodes.call) {

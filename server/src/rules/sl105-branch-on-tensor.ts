@@ -15,6 +15,9 @@ import { sl105Text } from './messages/sl1';
  * a conditional expression, and operands of `and`/`or`/`not` — `if loss > best:`, `if
  * torch.isnan(loss):`, `assert (x >= 0).all()`. Comparisons of numbers (`if step > warmup:`), `is
  * None` tests and `torch.cuda.is_available()` are never flagged.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * Python calls `bool(t)` to choose the branch, a sync reported by `set_sync_debug_mode`. A
@@ -56,6 +59,7 @@ export const sl105: Rule = {
         seen.add(tested);
         report({
           node: tested,
+          tensors: [tested],
           ...sl105Text({ model, node: tested, where }),
         });
       }

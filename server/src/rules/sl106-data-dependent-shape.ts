@@ -19,6 +19,9 @@ const SHAPE_FROM_VALUES = /^(nonzero|argwhere|masked_select|unique|unique_consec
  * where `mask` is visibly a boolean tensor (a comparison, `.bool()`, `torch.isnan`, `logical_*`).
  * Mask writes (`x[mask] = 0.`), integer indexing (`x[idx]`), `torch.where(c, a, b)`,
  * `multinomial`, `randperm`, `topk` and `clip_grad_norm_` do not sync and are not flagged.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * The host must learn how many elements match before it can allocate the output, so it waits for
@@ -53,14 +56,16 @@ export const sl106: Rule = {
   severity: 'by-role',
   summary: 'Ops whose output size depends on tensor values (`nonzero`, `x[mask]`, `unique`) sync the GPU.',
   check({ model, report }) {
-    const flag = (node: SyntaxNode, what: string) =>
+    const flag = (node: SyntaxNode, what: string, tensors: SyntaxNode[]) =>
       report({
         node,
+        tensors,
         ...sl106Text({ model, node, what }),
       });
     for (const call of model.nodes.call) {
       const what = dataDependentCall(model, call);
-      if (what) flag(call, what);
+      const receiver = methodCall(call)?.receiver;
+      if (what) flag(call, what, receiver ? [receiver] : []);
     }
     for (const subscript of model.nodes.subscript) {
       if (isStoreTarget(subscript)) continue;
@@ -70,6 +75,7 @@ export const sl106: Rule = {
       flag(
         subscript,
         `Boolean-mask indexing \`${displayName(value).replace(/`/g, '')}[${indices[0].text.length <= 30 ? indices[0].text : 'mask'}]\``,
+        [value, indices[0]],
       );
     }
   },

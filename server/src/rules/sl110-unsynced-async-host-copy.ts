@@ -21,6 +21,9 @@ const SYNCS = /^(synchronize|item|tolist)$/;
  * `event.synchronize()`, `stream.synchronize()` or `.item()` in between clears it. Fixed severity
  * **warning** in every role, setup included: the result is wrong data, not a cost, so how often it
  * runs does not matter.
+ * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
+ * nothing showing what `train_loader` is, and no element passed to a module, a loss or
+ * `.backward()`), the finding is information at most, and its hover says why.
  *
  * ## Why is this bad?
  * A non-blocking copy to the host returns at once into pinned memory while the GPU may still be
@@ -59,6 +62,7 @@ export const sl110: Rule = {
       for (const read of unsyncedReads(model, call)) {
         report({
           node: read,
+          tensors: [copy.receiver],
           ...sl110Text({ read, copyLine: call.start.line + 1 }),
         });
       }

@@ -76,6 +76,12 @@ export interface RuleContext {
     role?: Role;
     severity?: Severity;
     fixes?: Fix[];
+    /**
+     * The tensors whose values the finding is about (a sync's operand). When only a name
+     * suggests that one of them is a tensor, the finding is at most information and its
+     * detail says why.
+     */
+    tensors?: readonly SyntaxNode[];
   }): void;
 }
 

@@ -50,3 +50,15 @@ export function howOften(model: FileModel, node: SyntaxNode): string {
       return 'every training step';
   }
 }
+
+/**
+ * Why a finding about `tensor` is information only: nothing but the name of the loader
+ * `loader` suggests it is a tensor (see analysis/tensor-evidence.ts).
+ */
+export function weakTensorNote(tensor: SyntaxNode, loader: string): string {
+  return (
+    `Only the name ${code(loader, 'of its loader', 40)} suggests that ${code(tensor.text, 'this value', 40)} ` +
+    'is a tensor: this file does not show what that loader is, nor passes its elements to a module, ' +
+    'a loss or `.backward()`. So this is information, not a warning.'
+  );
+}

@@ -1,0 +1,164 @@
+// How strong the evidence is that a value is a tensor. Most tensor facts rest on PyTorch
+// semantics in the code (a torch call, a tensor method, a module call); the weak ones rest
+// on a name alone: the elements of a loop over `train_loader` when nothing shows what
+// `train_loader` is. Such a fact becomes strong once the code uses a value from that loader
+// as a tensor (a module or loss input, `.backward()`); rules report weak facts at most as
+// information (rules/engine.ts).
+import type { SyntaxNode } from '../parse/syntax';
+import type { Kind } from './kinds';
+import { enclosingFunction, fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
+
+/** A loader whose elements are taken for tensors because of its name only (`for x, y in train_loader`). */
+export interface NameGuess {
+  /** The loader expression as written (`train_loader`, `self.loader`). */
+  readonly name: string;
+  /** Set once the code uses one of its elements as a tensor: the guess is then evidence. */
+  evidenced: boolean;
+}
+
+/** Calls that pass their first argument's elements through (`enumerate(loader)`, `next(it)`). */
+const PASS_THROUGH_CALLS = /^(enumerate|tqdm|tqdm\.tqdm|iter|next|islice|itertools\.islice)$/;
+/** Deeper expressions are taken as strong: the fact they rest on is not traced that far. */
+const MAX_DEPTH = 40;
+
+/**
+ * The name guesses of one file and the names that carry them, by scope (a function, or the
+ * module). A name is weak when every tensor value the scope assigns to it rests on a guess;
+ * one strong assignment makes it strong. Without a name guess in the file, no lookup walks.
+ */
+export class TensorEvidence {
+  private readonly guesses = new Map<string, NameGuess>();
+  private readonly weakNames = new Map<SyntaxNode, Map<string, NameGuess>>();
+  private readonly strongNames = new Map<SyntaxNode, Set<string>>();
+
+  constructor(
+    private readonly root: SyntaxNode,
+    private readonly kindOf: (node: SyntaxNode) => Kind | undefined,
+  ) {}
+
+  /** Records that the elements of `iterable` are tensors only because of its name. */
+  guess(iterable: SyntaxNode): NameGuess {
+    const key = this.guessKey(iterable);
+    let guess = this.guesses.get(key);
+    if (!guess) this.guesses.set(key, (guess = { name: iterable.text, evidenced: false }));
+    return guess;
+  }
+
+  /** Guesses are per scope and loader text: evidence from one loop over `loader` holds for every loop over it. */
+  private guessKey(loader: SyntaxNode): string {
+    return `${(enclosingFunction(loader) ?? this.root).id}:${loader.text}`;
+  }
+
+  /** Records a tensor (or loader) value bound to the name `target`, weak when `source` is set. */
+  assigned(target: SyntaxNode, source: NameGuess | undefined): void {
+    if (target.type === 'identifier') this.bind(enclosingFunction(target) ?? this.root, target.text, source);
+  }
+
+  /** Records a tensor (or loader) value that one call passes to parameter `name` of `fn`. */
+  passed(fn: SyntaxNode, name: string, source: NameGuess | undefined): void {
+    this.bind(fn, name, source);
+  }
+
+  private bind(scope: SyntaxNode, name: string, source: NameGuess | undefined): void {
+    const strong = this.strongNames.get(scope);
+    if (!source) {
+      if (strong) strong.add(name);
+      else this.strongNames.set(scope, new Set([name]));
+      this.weakNames.get(scope)?.delete(name);
+    } else if (!strong?.has(name)) {
+      const weak = this.weakNames.get(scope) ?? new Map<string, NameGuess>();
+      if (!weak.has(name)) weak.set(name, source);
+      this.weakNames.set(scope, weak);
+    }
+  }
+
+  /** `value` is used as a tensor (a module or loss input, `.backward()`): its guess, if any, is evidence. */
+  usedAsTensor(value: SyntaxNode): void {
+    const source = this.sourceOf(value);
+    if (source) source.evidenced = true;
+  }
+
+  /** The guess a tensor (or loader) value rests on, evidenced or not; undefined when it rests on semantics. */
+  sourceOf(node: SyntaxNode, depth = 0): NameGuess | undefined {
+    if (this.guesses.size === 0 || depth > MAX_DEPTH) return undefined;
+    const target = unwrap(node);
+    switch (target.type) {
+      case 'identifier': {
+        const bound = this.nameSource(target);
+        return bound === 'strong' ? undefined : (bound ?? this.guessedLoader(target));
+      }
+      case 'attribute':
+        return this.guessedLoader(target) ?? this.sourceOf(fieldOf(target, 'object')!, depth + 1);
+      case 'subscript':
+        return this.sourceOf(fieldOf(target, 'value')!, depth + 1);
+      case 'keyword_argument':
+        return this.sourceOf(fieldOf(target, 'value') ?? target, depth + 1);
+      case 'dictionary_splat':
+      case 'list_splat':
+      case 'unary_operator':
+        return target.children[0] && this.sourceOf(target.children[0], depth + 1);
+      case 'call':
+        return this.callSource(target, depth);
+      case 'binary_operator':
+      case 'augmented_assignment':
+      case 'comparison_operator':
+      case 'boolean_operator':
+        return this.operandsSource(target.children, depth);
+      case 'conditional_expression':
+        return this.operandsSource([target.children[0], target.children[2]], depth);
+      default:
+        return undefined;
+    }
+  }
+
+  /** The name the tensor fact of `node` rests on, when that is all it rests on. */
+  weakSource(node: SyntaxNode): string | undefined {
+    const source = this.sourceOf(node);
+    return source && !source.evidenced ? source.name : undefined;
+  }
+
+  /** The loader itself, where its elements were guessed and its kind is still unknown (`iter(train_loader)`). */
+  private guessedLoader(loader: SyntaxNode): NameGuess | undefined {
+    const kind = this.kindOf(loader);
+    return kind === undefined || kind === 'unknown' ? this.guesses.get(this.guessKey(loader)) : undefined;
+  }
+
+  /** The guess a name is bound to in the innermost scope that binds it; `strong` when that binding is. */
+  private nameSource(name: SyntaxNode): NameGuess | 'strong' | undefined {
+    for (let scope = enclosingFunction(name); ; scope = enclosingFunction(scope)) {
+      const key = scope ?? this.root;
+      if (this.strongNames.get(key)?.has(name.text)) return 'strong';
+      const weak = this.weakNames.get(key)?.get(name.text);
+      if (weak || !scope) return weak;
+    }
+  }
+
+  /** A tensor method's result (`y.float()`) rests on its receiver; `next(it)`, `enumerate(xs)` on their argument. */
+  private callSource(call: SyntaxNode, depth: number): NameGuess | undefined {
+    const callee = unwrap(fieldOf(call, 'function')!);
+    if (callee.type === 'identifier' || /^(tqdm|itertools)\.\w+$/.test(callee.text)) {
+      const first = positionalArgs(call)[0];
+      return PASS_THROUGH_CALLS.test(callee.text) && first ? this.sourceOf(first, depth + 1) : undefined;
+    }
+    const receiver = methodCall(call)?.receiver;
+    const receiverKind = receiver && this.kindOf(unwrap(receiver));
+    return receiverKind === 'tensor' || receiverKind === 'loader'
+      ? this.sourceOf(receiver!, depth + 1)
+      : undefined;
+  }
+
+  /** An operator's result is weak only when every tensor operand is. */
+  private operandsSource(
+    operands: readonly (SyntaxNode | undefined)[],
+    depth: number,
+  ): NameGuess | undefined {
+    let found: NameGuess | undefined;
+    for (const operand of operands) {
+      if (!operand || this.kindOf(unwrap(operand)) !== 'tensor') continue;
+      const source = this.sourceOf(operand, depth + 1);
+      if (!source) return undefined;
+      found ??= source;
+    }
+    return found;
+  }
+}
