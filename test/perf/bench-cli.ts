@@ -1,9 +1,21 @@
 // Benchmark: CLI throughput (files/s, MB/s) on a generated corpus, and the same corpus
 // through the pyright CLI (default options, JSON output) for scale.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import type { Parser } from 'web-tree-sitter';
+import { parseOnly } from '../../server/src/parse/parser';
+import { pythonFilesUnder } from './bench-real';
 import { Dice, generateTrainingFile } from './generate';
 import { median, nowMs, round } from './stats';
 
@@ -24,6 +36,10 @@ export interface CliThroughput {
   /** Our time over pyright's (below 1 means faster). */
   shardlensOverPyright: number | null;
   pyrightNote: string;
+  /** A bare single-thread tree-sitter parse of the same files, in process (no analysis, no I/O counted). */
+  bareParseSeconds: number | null;
+  /** pyright time / bare parse time: the most any tree-sitter tool on one core could reach. */
+  pyrightOverBareParse: number | null;
 }
 
 /** Writes `files` generated training files (20 to 200 lines) into a new temporary folder. */
@@ -66,6 +82,34 @@ function timeCommand(command: string, args: string[], cwd: string, outFile: stri
   }
 }
 
+/** Seconds to parse every `.py` file under `dir` once, bare, on this thread (files read first). */
+function bareParseTime(parser: Parser, dir: string): number {
+  const texts = pythonFilesUnder(dir).map((path) => readFileSync(path, 'utf8'));
+  const start = nowMs();
+  for (const text of texts) parseOnly(parser, text);
+  return (nowMs() - start) / 1000;
+}
+
+/** Copies the first `count` files of `files` (paths under `root`) into a new temporary folder, keeping their relative paths. */
+export function sampleCorpus(
+  root: string,
+  files: readonly string[],
+  count: number,
+): { dir: string; files: number; bytes: number; lines: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'shardlens-real-'));
+  let bytes = 0;
+  let lines = 0;
+  for (const path of files.slice(0, count)) {
+    const target = join(dir, relative(root, path));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(path, target);
+    const text = readFileSync(path, 'utf8');
+    bytes += Buffer.byteLength(text);
+    lines += text.split('\n').length;
+  }
+  return { dir, files: Math.min(count, files.length), bytes, lines };
+}
+
 /** Runs our CLI `runs` times and pyright once over a corpus of `files` files. */
 export function measureCli(input: {
   repoRoot: string;
@@ -74,6 +118,8 @@ export function measureCli(input: {
   pyright: boolean;
   /** A folder of real files to use instead of a generated corpus (left in place). */
   existing?: { dir: string; files: number; bytes: number; lines: number };
+  /** When given, the same files are also parsed bare with it, for the bound above. */
+  parser?: Parser;
 }): CliThroughput {
   const corpus = input.existing ?? writeCorpus(input.files);
   const files = input.existing?.files ?? input.files;
@@ -119,7 +165,13 @@ export function measureCli(input: {
         pyrightNote = `pyright failed (status ${run.status}, signal ${run.signal}): ${run.stderr.slice(0, 500)}`;
       }
     }
+    const bareParseSeconds = input.parser ? bareParseTime(input.parser, corpus.dir) : null;
     return {
+      bareParseSeconds: bareParseSeconds === null ? null : round(bareParseSeconds, 2),
+      pyrightOverBareParse:
+        bareParseSeconds === null || pyrightSeconds === null
+          ? null
+          : round(pyrightSeconds / bareParseSeconds, 1),
       files,
       megabytes: round(megabytes, 2),
       lines: corpus.lines,

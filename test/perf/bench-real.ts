@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import { parseOnly } from '../../server/src/parse/parser';
 import { analyzeText, MAX_ANALYSED_BYTES } from '../../server/src/analyzer';
+import { mayUseTorch } from '../../server/src/analysis/file-model';
 import { mergeSettings } from '../../server/src/config/settings';
 import { nowMs, round } from './stats';
 
@@ -50,8 +51,14 @@ export interface CorpusRatio {
   megabytes: number;
   parseSeconds: number;
   analysisSeconds: number;
-  /** analysis (parse included) / parse. */
+  /** analysis (parse included) / parse, as the server analyses an open file (every file parsed and modelled). */
   ratio: number;
+  /** The same as `shardlens check` analyses (`findingsOnly`: a file naming no framework is not parsed). */
+  checkSeconds: number;
+  checkRatio: number;
+  /** Only the files that name a PyTorch framework: how many, and the server's ratio on them. */
+  torchFiles: number;
+  torchRatio: number;
   /** Files whose parse has syntax errors (re-parsed fresh on every edit in the server). */
   filesWithSyntaxErrors: number;
 }
@@ -61,6 +68,10 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
   const settings = mergeSettings({});
   let parse = 0;
   let analysis = 0;
+  let check = 0;
+  let torchFiles = 0;
+  let torchParse = 0;
+  let torchAnalysis = 0;
   let bytes = 0;
   let counted = 0;
   let withErrors = 0;
@@ -69,6 +80,7 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
     if (Buffer.byteLength(text) > MAX_ANALYSED_BYTES) continue;
     let bestParse = Infinity;
     let bestAnalysis = Infinity;
+    let bestCheck = Infinity;
     for (let i = 0; i < rounds; i++) {
       let t = nowMs();
       parseOnly(parser, text);
@@ -77,9 +89,18 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
       const result = analyzeText({ parser, text, filePath: null, settings });
       bestAnalysis = Math.min(bestAnalysis, nowMs() - t);
       if (i === 0 && result.model?.hasSyntaxError) withErrors++;
+      t = nowMs();
+      analyzeText({ parser, text, filePath: null, settings, findingsOnly: true });
+      bestCheck = Math.min(bestCheck, nowMs() - t);
     }
     parse += bestParse;
     analysis += bestAnalysis;
+    check += bestCheck;
+    if (mayUseTorch(text)) {
+      torchFiles++;
+      torchParse += bestParse;
+      torchAnalysis += bestAnalysis;
+    }
     bytes += Buffer.byteLength(text);
     counted++;
   }
@@ -89,6 +110,10 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
     parseSeconds: round(parse / 1000, 2),
     analysisSeconds: round(analysis / 1000, 2),
     ratio: round(analysis / parse),
+    checkSeconds: round(check / 1000, 2),
+    checkRatio: round(check / parse),
+    torchFiles,
+    torchRatio: round(torchAnalysis / torchParse),
     filesWithSyntaxErrors: withErrors,
   };
 }

@@ -8,6 +8,7 @@ import {
   TENSOR_ATTRIBUTES_NOT_TENSOR,
   joinKinds,
   kindOfQualifiedCall,
+  takesTensorArgument,
   type Kind,
 } from './kinds';
 import type { Definitions } from './definitions';
@@ -35,8 +36,6 @@ const MAX_EXPRESSION_DEPTH = 300;
 /** Methods (Accelerate, Fabric, torch.distributed wrappers) that return a tensor built from their tensor argument. */
 const GATHERING_METHODS =
   /^(gather|gather_for_metrics|reduce|all_reduce|all_gather|pad_across_processes|sync)$/;
-/** Calls whose first argument must be a tensor: `accelerator.backward(loss)`, `scaler.scale(loss)`. */
-const TENSOR_ARGUMENT_METHODS = /^(backward|manual_backward|scale)$/;
 
 /** State and expression evaluation shared with the statement walk in kind-inference.ts. */
 export abstract class ExpressionKinds implements SharedKindState {
@@ -218,13 +217,8 @@ export abstract class ExpressionKinds implements SharedKindState {
     if (!method) return;
     const first = positionalArgs(call)[0];
     if (method.name === 'backward' && !first) this.tensorEvidence.usedAsTensor(method.receiver);
-    else if (first && TENSOR_ARGUMENT_METHODS.test(method.name))
-      if (
-        method.name !== 'scale' ||
-        this.kinds[method.receiver.id] === 'scaler' ||
-        /scaler$/i.test(method.receiver.text)
-      )
-        this.tensorEvidence.usedAsTensor(first);
+    else if (first && takesTensorArgument(method, this.kinds[method.receiver.id]))
+      this.tensorEvidence.usedAsTensor(first);
   }
 
   /** Passes argument kinds to a same-file function's parameters and returns its return kind. */

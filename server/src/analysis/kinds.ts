@@ -198,6 +198,15 @@ const MODULE_ONLY_METHODS =
 /** Calls whose first argument must be a tensor: `x.backward(loss)` (Accelerate, DeepSpeed, Fabric), `scaler.scale(loss)`. */
 const TENSOR_ARGUMENT_METHODS = /^(backward|manual_backward|scale)$/;
 
+/** Whether a method call's first argument must be a tensor: `accelerator.backward(loss)`, `scaler.scale(loss)`. */
+export function takesTensorArgument(
+  method: { receiver: SyntaxNode; name: string },
+  receiverKind: Kind | undefined,
+): boolean {
+  if (!TENSOR_ARGUMENT_METHODS.test(method.name)) return false;
+  return method.name !== 'scale' || receiverKind === 'scaler' || /scaler$/i.test(method.receiver.text);
+}
+
 /**
  * Kinds shown by how names are used in each scope (function body or module): `loss.backward()`
  * means `loss` holds a tensor, `accelerator.backward(loss)` too, `model.parameters()` means
@@ -225,9 +234,7 @@ export function collectUsageEvidence(
     if (!method) continue;
     const args = positionalArgs(node);
     if (method.name === 'backward' && args.length === 0) note(method.receiver, 'tensor');
-    if (TENSOR_ARGUMENT_METHODS.test(method.name) && args.length > 0) {
-      if (method.name !== 'scale' || /scaler$/i.test(method.receiver.text)) note(args[0], 'tensor');
-    }
+    if (args.length > 0 && takesTensorArgument(method, undefined)) note(args[0], 'tensor');
     if (MODULE_ONLY_METHODS.test(method.name)) note(method.receiver, 'module');
   }
   return evidence;
