@@ -9,7 +9,8 @@ import { LayoutEvaluator } from './layout-eval';
 import { literalInt } from './layout-eval';
 import { contiguous, tryView, type Layout, type ViewVerdict } from './strides';
 import { atom } from './symbolic-size';
-import { fieldOf, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import { fieldOf, hasText, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import { perModel } from './per-model';
 import { reachingParameter } from './reaching-definitions';
 import { callerContiguity } from './layout-call-sites';
 
@@ -53,7 +54,7 @@ export function judgeParameterView(model: FileModel, call: SyntaxNode): Paramete
   probe.shapeArgs(call);
   if (found.size === 0 || found.size > MAX_PARAMETERS) return undefined;
   const params = [...found.keys()];
-  const candidates = params.map((param) => candidateRanks(param, found.get(param)!));
+  const candidates = params.map((param) => candidateRanksOf(model, param, found.get(param)!));
   const outcomes: RankOutcome[] = [];
   let undecided = false;
   for (const combination of product(candidates)) {
@@ -107,6 +108,16 @@ function tensorParameterName(param: SyntaxNode): string | undefined {
 }
 
 /** The ranks 0..MAX the parameter's direct uses allow (shape unpacking, `permute`, indices). */
+/** Per model: parameter → its candidate ranks (each `.view()` built from it asks again). */
+const candidateRanksByParameter = perModel(() => new Map<SyntaxNode, readonly number[]>());
+
+function candidateRanksOf(model: FileModel, param: SyntaxNode, name: string): readonly number[] {
+  const known = candidateRanksByParameter(model);
+  let ranks = known.get(param);
+  if (!ranks) known.set(param, (ranks = candidateRanks(param, name)));
+  return ranks;
+}
+
 function candidateRanks(param: SyntaxNode, name: string): number[] {
   let low = 0;
   let high = MAX_PARAMETER_RANK;
@@ -116,7 +127,7 @@ function candidateRanks(param: SyntaxNode, name: string): number[] {
     walk(body, (node) => {
       if (node.type === 'function_definition' || node.type === 'lambda' || node.type === 'class_definition')
         return false;
-      if (node.type !== 'identifier' || node.text !== name || reachingParameter(node) !== param) return;
+      if (node.type !== 'identifier' || !hasText(node, name) || reachingParameter(node) !== param) return;
       const bound = rankBound(node);
       if (bound.exact !== undefined) {
         low = Math.max(low, bound.exact);
@@ -205,7 +216,7 @@ function indexBound(index: number | undefined): { atLeast?: number } {
   return index === undefined ? {} : { atLeast: index < 0 ? -index : index + 1 };
 }
 
-function* product(lists: number[][]): Generator<number[]> {
+function* product(lists: readonly (readonly number[])[]): Generator<number[]> {
   if (lists.length === 0) {
     yield [];
     return;

@@ -50,7 +50,9 @@ export function keywordArg(call: SyntaxNode, name: string): SyntaxNode | undefin
   const args = fieldOf(call, 'arguments');
   if (!args) return undefined;
   for (const arg of args.children) {
-    if (arg.type === 'keyword_argument' && fieldOf(arg, 'name')?.text === name) return fieldOf(arg, 'value');
+    if (arg.type !== 'keyword_argument') continue;
+    const key = fieldOf(arg, 'name');
+    if (key && hasText(key, name)) return fieldOf(arg, 'value');
   }
   return undefined;
 }

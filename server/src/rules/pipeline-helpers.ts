@@ -3,7 +3,14 @@
 // an autocast region runs in.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
-import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import {
+  fieldOf,
+  keywordArg,
+  methodCall,
+  nodesWithin,
+  positionalArgs,
+  unwrap,
+} from '../analysis/syntax-helpers';
 import { assignmentsTo } from '../analysis/assignment-index';
 import { calleeName, callsTo, rootIdentifier, targetNames } from './distributed-helpers';
 
@@ -52,20 +59,15 @@ export function loopsOverLoader(model: FileModel): LoaderLoop[] {
 export function movesBatchToCuda(model: FileModel, entry: LoaderLoop): boolean {
   const body = fieldOf(entry.loop, 'body');
   if (!body) return false;
-  let moves = false;
-  walk(body, (node) => {
-    if (moves) return false;
-    if (node.type !== 'call') return;
-    const method = methodCall(node);
-    if (!method || (method.name !== 'to' && method.name !== 'cuda')) return;
-    if (!isBatchValue(method.receiver, entry.batchNames)) return;
-    if (method.name === 'cuda') moves = true;
-    else {
-      const device = positionalArgs(node)[0] ?? keywordArg(node, 'device');
-      if (device && isCudaDevice(model, device)) moves = true;
-    }
-  });
-  return moves;
+  for (const call of nodesWithin(model.nodes.call, body)) {
+    const method = methodCall(call);
+    if (!method || (method.name !== 'to' && method.name !== 'cuda')) continue;
+    if (!isBatchValue(method.receiver, entry.batchNames)) continue;
+    if (method.name === 'cuda') return true;
+    const device = positionalArgs(call)[0] ?? keywordArg(call, 'device');
+    if (device && isCudaDevice(model, device)) return true;
+  }
+  return false;
 }
 
 function isBatchValue(receiver: SyntaxNode, batchNames: Set<string>): boolean {
