@@ -3,6 +3,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { assignmentsTo } from '../analysis/assignment-index';
+import { perModel } from '../analysis/per-model';
 import { enclosingStatement, fieldOf, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
 import { followsInFlow, wrapsOf, type Wrap } from './distributed-helpers';
 import type { Rule } from './types';
@@ -62,7 +63,10 @@ export const sl405: Rule = {
       const receiver = fieldOf(callee, 'object');
       if (!receiver || (receiver.type !== 'identifier' && receiver.type !== 'attribute')) continue;
       if (!movesToAccelerator(model, call)) continue;
-      const wrap = wraps.find((w) => movesWrapped(model, w, receiver.text, call));
+      const name = receiver.text;
+      const wrap = wrapsNaming(model)
+        .get(name)
+        ?.find((w) => movesWrapped(model, w, name, call));
       if (!wrap) continue;
       report({
         node: call,
@@ -71,6 +75,24 @@ export const sl405: Rule = {
     }
   },
 };
+
+/**
+ * Per model: a name → the wraps whose target or inner module is spelled that way, in the
+ * order of `wrapsOf` (each device move looks up its receiver instead of reading every wrap).
+ */
+const wrapsNaming = perModel((model) => {
+  const byName = new Map<string, Wrap[]>();
+  for (const wrap of wrapsOf(model)) {
+    const names = new Set([wrap.target?.text, wrap.inner?.text]);
+    for (const name of names) {
+      if (name === undefined) continue;
+      const list = byName.get(name);
+      if (list) list.push(wrap);
+      else byName.set(name, [wrap]);
+    }
+  }
+  return byName;
+});
 
 /** A device move, not a dtype cast or a move back to the host (`model.to("cpu")` before saving is fine). */
 function movesToAccelerator(model: FileModel, call: SyntaxNode): boolean {
