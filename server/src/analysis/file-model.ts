@@ -25,6 +25,7 @@ const INDEXED = [
   'conditional_expression',
   'with_statement',
   'function_definition',
+  'lambda',
   'class_definition',
   'string',
   'not_operator',

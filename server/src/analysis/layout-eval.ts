@@ -20,12 +20,20 @@ import {
 import { applyMethod, sliceLength } from './layout-ops';
 import { helperReturnLayout } from './layout-helper-calls';
 import { pieceLayout, pieceOfSubscript } from './layout-pieces';
+import { perModel } from './per-model';
 
 const MAX_DEPTH = 40;
 const FACTORIES = /^torch\.(randn|rand|zeros|ones|empty|full)$/;
 const SHAPE_PRESERVING_FUNCTIONS =
   /^torch\.(nn\.functional\.(softmax|log_softmax|dropout|gelu|relu|silu|tanh|sigmoid)|softmax|log_softmax|relu|tanh|sigmoid|exp)$/;
 const SHAPE_PRESERVING_MODULES = /^torch\.nn\.(Dropout|Identity|ReLU|GELU|SiLU|Tanh|Sigmoid|Softmax)$/;
+
+/**
+ * Per model: atom prefix → scope → the sizes `a // b` stands for in that scope. They depend
+ * on the scope's text and the prefix alone, so every evaluator of the file shares them
+ * (SL201 builds several evaluators per `.view()`).
+ */
+const substitutionsByPrefix = perModel(() => new Map<string, Map<SyntaxNode, Map<string, Size>>>());
 
 /** What an evaluation assumes beyond the code it reads (SL201's untyped parameters, same-file helpers). */
 export interface LayoutContext {
@@ -42,7 +50,6 @@ export interface LayoutContext {
 /** Evaluates layouts and sizes of expressions in one file; results are memoised per node. */
 export class LayoutEvaluator {
   private readonly layouts = new Map<SyntaxNode, Layout | undefined>();
-  private readonly substitutions = new Map<SyntaxNode, Map<string, Size>>();
   private depth = 0;
   /**
    * Set when the evaluation met code that raises under the assumed layouts (unpacking a
@@ -409,12 +416,15 @@ export class LayoutEvaluator {
   }
 
   private scopeSubstitutions(scope: SyntaxNode): Map<string, Size> {
-    let map = this.substitutions.get(scope);
+    const prefix = this.context.atomPrefix ?? '';
+    const byScope = substitutionsByPrefix(this.model);
+    let ofPrefix = byScope.get(prefix);
+    if (!ofPrefix) byScope.set(prefix, (ofPrefix = new Map()));
+    let map = ofPrefix.get(scope);
     if (map) return map;
     map = new Map();
-    this.substitutions.set(scope, map);
+    ofPrefix.set(scope, map);
     const found = map;
-    const prefix = this.context.atomPrefix ?? '';
     walk(scope, (n) => {
       if (n !== scope && (n.type === 'function_definition' || n.type === 'class_definition')) return false;
       if (n.type !== 'binary_operator' || n.operator !== '//') return;

@@ -10,6 +10,7 @@ import {
   enclosingFunction,
   fieldOf,
   lastName,
+  mergeInDocumentOrder,
   nodesWithin,
   walk,
   unwrap,
@@ -75,6 +76,8 @@ export class LoopRoles {
   private readonly hotLoops = new Map<SyntaxNode, boolean>();
   private readonly roleCache = new Map<SyntaxNode, RoleWithNote>();
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
+  /** How many times `propagateCallers` raised a function's role (a version of `functionRole`). */
+  private roleChanges = 0;
   private readonly optInFlags: ReadonlySet<string>;
   private readonly definedOptions = new Set<string>();
   /** Names counted up by one somewhere in the file (`step += 1`, `self.iteration += 1`). */
@@ -82,22 +85,39 @@ export class LoopRoles {
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
-    private readonly nodes: Pick<NodeIndex, 'function_definition' | 'call' | 'assignment'> &
-      Partial<Pick<NodeIndex, 'class_definition' | 'augmented_assignment'>>,
+    private readonly nodes: Pick<
+      NodeIndex,
+      | 'function_definition'
+      | 'call'
+      | 'assignment'
+      | 'for_statement'
+      | 'while_statement'
+      | 'lambda'
+      | 'class_definition'
+      | 'augmented_assignment'
+    >,
     private readonly optimizerNames: ReadonlySet<string>,
     private readonly facts?: RoleKindFacts,
     /** Functions another file calls from its hot step: hot here too (cross-file analysis). */
     entryFunctions: readonly SyntaxNode[] = [],
   ) {
-    this.steps = new TrainingStepModel(
-      nodes.function_definition,
+    this.steps = new TrainingStepModel({
+      functions: nodes.function_definition,
+      blockNodes: mergeInDocumentOrder([
+        nodes.call,
+        nodes.for_statement,
+        nodes.while_statement,
+        nodes.function_definition,
+        nodes.lambda,
+        nodes.class_definition,
+      ]),
       optimizerNames,
-      facts && ((node) => facts.kindOf(node) === 'tensor'),
-    );
+      isTensor: facts && ((node) => facts.kindOf(node) === 'tensor'),
+    });
     this.optInFlags = facts?.root
       ? collectOptInFlags(nodes.call, facts.root, this.definedOptions)
       : new Set();
-    for (const update of nodes.augmented_assignment ?? []) {
+    for (const update of nodes.augmented_assignment) {
       const target = fieldOf(update, 'left');
       if (update.operator === '+=' && fieldOf(update, 'right')?.text === '1' && target)
         this.counters.add(target.text);
@@ -161,7 +181,7 @@ export class LoopRoles {
   /** The forward methods of the file's modules that a module call in a step may run. */
   private reachableForwards(): SyntaxNode[] {
     const moduleClasses = this.facts?.moduleClasses;
-    const classes = this.nodes.class_definition ?? [];
+    const classes = this.nodes.class_definition;
     if (!moduleClasses?.size || !classes.length) return [];
     const byName = new Map(classes.map((c) => [fieldOf(c, 'name')?.text ?? '', c]));
     const constructed = (scope: SyntaxNode): string[] => {
@@ -210,33 +230,41 @@ export class LoopRoles {
         this.functionRole.set(fn, { role: 'hot' });
     }
     // Each call with the same-file functions it may invoke (a function calling itself excluded).
-    const forwards = this.reachableForwards();
-    const edges: [SyntaxNode, SyntaxNode[]][] = [];
+    // A module call may run every reachable forward: those stay one shared list, which an
+    // edge skips whole when its role is no higher than the lowest role among them.
+    const forwards = new ForwardRoles(this.reachableForwards(), this.functionRole);
+    const edges: CallEdge[] = [];
     for (const call of allCalls) {
-      const called = [...this.steps.calledFunctions(call)];
-      if (forwards.length && this.facts && isModuleCall(call, this.facts)) called.push(...forwards);
-      if (!called.length) continue;
+      const called = this.steps.calledFunctions(call);
+      const runsForwards = forwards.nodes.length > 0 && !!this.facts && isModuleCall(call, this.facts);
+      if (!called.length && !runsForwards) continue;
       const caller = enclosingFunction(call);
       const callees = called.filter((fn) => fn !== caller);
-      if (callees.length) edges.push([call, callees]);
+      if (callees.length || (runsForwards && forwards.nodes.some((fn) => fn !== caller)))
+        edges.push({ call, caller, callees, runsForwards });
     }
     for (let iteration = 0; iteration < 6; iteration++) {
       this.roleCache.clear();
       let changed = false;
-      for (const [call, callees] of edges) {
+      for (const { call, caller, callees, runsForwards } of edges) {
         const from = this.roleWithNote(call);
         if (from.role === 'setup') continue;
-        for (const fn of callees) {
-          const current = this.functionRole.get(fn)?.role ?? 'setup';
-          if (ROLE_RANK[from.role] > ROLE_RANK[current]) {
-            this.functionRole.set(fn, from);
-            changed = true;
-          }
-        }
+        for (const fn of callees) changed = this.raiseRole(fn, from) || changed;
+        if (!runsForwards || ROLE_RANK[from.role] <= forwards.lowestRank(this.roleChanges)) continue;
+        for (const fn of forwards.nodes) if (fn !== caller) changed = this.raiseRole(fn, from) || changed;
       }
       if (!changed) break;
     }
     this.roleCache.clear();
+  }
+
+  /** Gives `fn` the role `from` when that ranks higher than its own; whether it did. */
+  private raiseRole(fn: SyntaxNode, from: RoleWithNote): boolean {
+    const current = this.functionRole.get(fn)?.role ?? 'setup';
+    if (ROLE_RANK[from.role] <= ROLE_RANK[current]) return false;
+    this.functionRole.set(fn, from);
+    this.roleChanges++;
+    return true;
   }
 
   private computeRole(statement: SyntaxNode): RoleWithNote {
@@ -300,6 +328,35 @@ export class LoopRoles {
       this.consequenceTrains.set(consequence, trains);
     }
     return trains;
+  }
+}
+
+/** A call to same-file functions: the functions it may invoke, other than its caller. */
+interface CallEdge {
+  call: SyntaxNode;
+  caller: SyntaxNode | undefined;
+  callees: SyntaxNode[];
+  /** A module call: it may also run each of the reachable forwards. */
+  runsForwards: boolean;
+}
+
+/** The reachable forwards, and the lowest role among them (recomputed only after a role changed). */
+class ForwardRoles {
+  private lowest = 0;
+  private computedAt = -1;
+
+  constructor(
+    readonly nodes: readonly SyntaxNode[],
+    private readonly roles: ReadonlyMap<SyntaxNode, RoleWithNote>,
+  ) {}
+
+  /** The lowest role rank among the forwards; `roleChanges` counts the function roles changed so far. */
+  lowestRank(roleChanges: number): number {
+    if (roleChanges !== this.computedAt) {
+      this.computedAt = roleChanges;
+      this.lowest = Math.min(...this.nodes.map((fn) => ROLE_RANK[this.roles.get(fn)?.role ?? 'setup']));
+    }
+    return this.lowest;
   }
 }
 

@@ -157,10 +157,38 @@ export function hasText(node: SyntaxNode, text: string): boolean {
  * the id range from `ancestor` to its last descendant: two binary searches, no walk.
  */
 export function nodesWithin(ordered: readonly SyntaxNode[], ancestor: SyntaxNode): SyntaxNode[] {
-  let last = ancestor;
+  const [from, to] = rangeWithin(ordered, ancestor);
+  return ordered.slice(from, to);
+}
+
+/** Like {@link nodesWithin}, as the index range `[from, to)` of `ordered` (nothing copied). */
+export function rangeWithin(ordered: readonly SyntaxNode[], ancestor: SyntaxNode): [number, number] {
+  const from = firstAtOrAfter(ordered, ancestor.id);
+  return [from, firstAtOrAfter(ordered, lastDescendantId(ancestor) + 1, from)];
+}
+
+/** The id of the last node of `node`'s subtree in document order (its own id when it has no children). */
+export function lastDescendantId(node: SyntaxNode): number {
+  let last = node;
   while (last.children.length) last = last.children[last.children.length - 1];
-  const firstIndex = firstAtOrAfter(ordered, ancestor.id);
-  return ordered.slice(firstIndex, firstAtOrAfter(ordered, last.id + 1, firstIndex));
+  return last.id;
+}
+
+/** Merges lists of nodes of one tree, each in document order, into one list in document order. */
+export function mergeInDocumentOrder(lists: readonly (readonly SyntaxNode[])[]): SyntaxNode[] {
+  let merged: SyntaxNode[] = [];
+  // Shortest first: each merge copies what was merged before.
+  for (const list of [...lists].sort((a, b) => a.length - b.length)) {
+    const next: SyntaxNode[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < merged.length && j < list.length)
+      next.push(merged[i].id <= list[j].id ? merged[i++] : list[j++]);
+    while (i < merged.length) next.push(merged[i++]);
+    while (j < list.length) next.push(list[j++]);
+    merged = next;
+  }
+  return merged;
 }
 
 /** The index of the first node of `ordered` whose id is at least `id`. */

@@ -4,7 +4,17 @@
 // an optimizer step, or a scaler callable that does both (`loss_scaler(loss, optimizer)`).
 // A loop that only contains a complete step loop (an epoch loop) is not itself a step loop.
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, hasText, lastName, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import {
+  fieldOf,
+  hasText,
+  lastDescendantId,
+  lastName,
+  methodCall,
+  rangeWithin,
+  positionalArgs,
+  unwrap,
+  walk,
+} from './syntax-helpers';
 
 /** The two halves of a training step. */
 export type TrainingEffect = 'backward' | 'step';
@@ -75,12 +85,23 @@ export class TrainingStepModel {
   private readonly functionEffects = new Map<SyntaxNode, BlockEffects>();
   private readonly loopEffects = new Map<SyntaxNode, BlockEffects>();
 
-  constructor(
-    functionNodes: readonly SyntaxNode[],
-    private readonly optimizerNames: ReadonlySet<string>,
-    private readonly isTensor?: (node: SyntaxNode) => boolean,
-  ) {
-    for (const node of functionNodes) {
+  private readonly optimizerNames: ReadonlySet<string>;
+  private readonly isTensor?: (node: SyntaxNode) => boolean;
+  /** The calls, loops and scopes (functions, lambdas, classes) of the file, in document order. */
+  private readonly blockNodes: readonly SyntaxNode[];
+
+  constructor(input: {
+    /** Every function definition of the file. */
+    functions: readonly SyntaxNode[];
+    /** Every call, loop, function, lambda and class of the file, in document order (see `blockNodes`). */
+    blockNodes: readonly SyntaxNode[];
+    optimizerNames: ReadonlySet<string>;
+    isTensor?: (node: SyntaxNode) => boolean;
+  }) {
+    this.optimizerNames = input.optimizerNames;
+    this.isTensor = input.isTensor;
+    this.blockNodes = input.blockNodes;
+    for (const node of input.functions) {
       const name = fieldOf(node, 'name')?.text;
       if (!name) continue;
       const known = this.functions.get(name);
@@ -162,18 +183,27 @@ export class TrainingStepModel {
         calledPartialLoop ||= !!inner.partialLoop;
       }
     };
-    walk(body, (node) => {
-      if (node === body) return;
-      if (SCOPES.has(node.type)) return false;
+    // The calls, loops and scopes of the block in document order: what a walk of the block
+    // would visit, less the nodes that cannot matter (a subtree skipped is an id range).
+    let skipThroughId = -1;
+    const [from, to] = rangeWithin(this.blockNodes, body);
+    for (let i = from; i < to; i++) {
+      const node = this.blockNodes[i];
+      if (node === body || node.id <= skipThroughId) continue;
+      if (SCOPES.has(node.type)) {
+        skipThroughId = lastDescendantId(node);
+        continue;
+      }
       if (LOOPS.has(node.type)) {
         absorb(this.effectsOfLoop(node), true);
         // The loop's header (iterable, condition) runs here, the body was absorbed above.
         const header = fieldOf(node, 'right') ?? fieldOf(node, 'condition');
         if (header) walk(header, (inner) => this.visitCall(inner, direct, absorb));
-        return false;
+        skipThroughId = lastDescendantId(node);
+        continue;
       }
       this.visitCall(node, direct, absorb);
-    });
+    }
     const total = new Set(direct);
     for (const effects of loopEffects) effects.forEach((e) => total.add(e));
     const partial = calledPartialLoop || loopEffects.some((e) => e.size > 0);

@@ -5,6 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { isTrainingCall } from '../analysis/loop-roles';
 import { fieldOf, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import { perModel } from '../analysis/per-model';
 
 /** `torch.nn.parallel.DistributedDataParallel` in any spelling PyTorch exports. */
 export const DDP_CLASS = /^torch\.nn\.parallel\.(distributed\.)?DistributedDataParallel$/;
@@ -140,9 +141,15 @@ export function initsProcessGroup(model: FileModel): boolean {
   return methodCallsNamed(model, /^init_process_group$/).length > 0;
 }
 
+/** Per model: each distinct attribute name of the file (`x.no_sync` → `no_sync`; '' where a node has none). */
+const attributeNamesOfModel = perModel(
+  (model) => new Set(model.nodes.attribute.map((node) => fieldOf(node, 'attribute')?.text ?? '')),
+);
+
 /** Whether the file mentions `name` as a method or attribute anywhere (`no_sync`, `set_epoch`). */
 export function mentionsAttribute(model: FileModel, names: RegExp): boolean {
-  return model.nodes.attribute.some((node) => names.test(fieldOf(node, 'attribute')?.text ?? ''));
+  for (const name of attributeNamesOfModel(model)) if (names.test(name)) return true;
+  return false;
 }
 
 /** Whether a subtree contains a training call (backward or an optimizer step), outside nested functions. */

@@ -172,6 +172,9 @@ export function usesActivationCheckpointing(model: FileModel): boolean {
 /** The same test on any file's imports and text (a trainer elsewhere in the workspace). */
 export function turnsOnCheckpointing(imports: ImportTable, text: string): boolean {
   if (CHECKPOINT_IMPORTS.some((m) => imports.importsFrom(m))) return true;
+  // Stripping comments keeps each line break, so it cannot create a match: a text with no
+  // match needs no stripped copy (most files; the copy is as large as the file).
+  if (!CHECKPOINT_TEXT.test(text)) return false;
   return CHECKPOINT_TEXT.test(text.replace(/#[^\n]*/g, ''));
 }
 

@@ -93,12 +93,12 @@ export const sl201: Rule = {
     const evaluator = new LayoutEvaluator(model);
     for (const call of callsToMethod(model, 'view')) {
       const method = methodCall(call)!;
-      const fixes = fixesFor(call, method.receiver);
       const layout = evaluator.layoutOf(method.receiver);
       const shape = layout?.strides ? evaluator.shapeArgs(call) : undefined;
       if (!layout?.strides || !shape) {
         const judgement = judgeParameterView(model, call);
-        if (judgement) report({ node: call, ...parameterFinding(judgement), fixes });
+        if (judgement)
+          report({ node: call, ...parameterFinding(judgement), fixes: fixesFor(call, method.receiver) });
         continue;
       }
       const verdict = tryView(layout, shape);
@@ -119,7 +119,7 @@ export const sl201: Rule = {
             `\`.view()\` on a tensor of shape ${formatShape(layout.sizes)} that is not contiguous. ` +
             `${certainty}${whyItFails(layout, verdict)}. ${USE_INSTEAD}`,
         }),
-        fixes,
+        fixes: fixesFor(call, method.receiver),
       });
     }
   },
