@@ -12,6 +12,8 @@ export interface SharedKindState {
   readonly globals: Env;
   readonly classAttributes: Map<SyntaxNode, Env>;
   readonly returnKinds: Map<SyntaxNode, Kind>;
+  /** Kinds of the elements of the tuples each function returns, joined over its returns. */
+  readonly returnedElements: Map<SyntaxNode, Kind[]>;
   /** The parameter environment a function starts from. */
   startParameters(fn: SyntaxNode): ReadonlyMap<string, Kind>;
   /** Joins `kind` into attribute `name` of class `cls` (an assignment to `self.name`). */
@@ -36,6 +38,7 @@ export class FunctionTrace {
   private readonly globals = new Map<string, Kind | undefined>();
   private readonly attributes = new Map<SyntaxNode, Map<string, AttributeTrace>>();
   private readonly returns = new Map<SyntaxNode, Kind | undefined>();
+  private readonly elements = new Map<SyntaxNode, readonly Kind[] | undefined>();
   private readonly writes: Write[] = [];
   result: Kind = 'unknown';
 
@@ -63,6 +66,13 @@ export class FunctionTrace {
     return value;
   }
 
+  /** The tuple elements `fn` returns, as a caller that unpacks its result sees them. */
+  readElements(state: SharedKindState, fn: SyntaxNode): Kind[] | undefined {
+    const value = state.returnedElements.get(fn);
+    if (!this.elements.has(fn)) this.elements.set(fn, value && [...value]);
+    return value;
+  }
+
   wroteAttribute(cls: SyntaxNode, name: string, kind: Kind): void {
     this.attribute(cls, name).writes.push(kind);
     this.writes.push({ attribute: true, cls, name, kind });
@@ -85,6 +95,8 @@ export class FunctionTrace {
     if (!sameEnv(this.parameters, state.startParameters(this.fn))) return false;
     for (const [name, value] of this.globals) if (state.globals.get(name) !== value) return false;
     for (const [fn, value] of this.returns) if (state.returnKinds.get(fn) !== value) return false;
+    for (const [fn, value] of this.elements)
+      if (!sameKinds(state.returnedElements.get(fn), value)) return false;
     for (const [cls, byName] of this.attributes) {
       const current = state.classAttributes.get(cls);
       for (const [name, attribute] of byName)
@@ -114,6 +126,11 @@ function readsUnchanged(attribute: AttributeTrace, start: Kind | undefined): boo
     if (i < attribute.writes.length) value = joinKinds(value, attribute.writes[i]);
   }
   return true;
+}
+
+function sameKinds(a: readonly Kind[] | undefined, b: readonly Kind[] | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.length === b.length && a.every((kind, i) => kind === b[i]);
 }
 
 function sameEnv(a: Env, b: ReadonlyMap<string, Kind>): boolean {

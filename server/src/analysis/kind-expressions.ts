@@ -12,6 +12,7 @@ import {
   type Kind,
 } from './kinds';
 import type { Definitions } from './definitions';
+import { BranchEnv } from './branch-env';
 import type { FunctionTrace, SharedKindState } from './function-trace';
 import { fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import type { NameGuess, TensorEvidence } from './tensor-evidence';
@@ -44,6 +45,7 @@ export abstract class ExpressionKinds implements SharedKindState {
   abstract readonly definitions: Definitions;
   abstract readonly classAttributes: Map<SyntaxNode, Env>;
   abstract readonly returnKinds: Map<SyntaxNode, Kind>;
+  abstract readonly returnedElements: Map<SyntaxNode, Kind[]>;
   abstract readonly tensorEvidence: TensorEvidence;
   protected abstract readonly imports: ImportTable;
   /** The trace of the function being analysed; undefined at module level. */
@@ -241,7 +243,7 @@ export abstract class ExpressionKinds implements SharedKindState {
 
   /** A comprehension binds its own loop names: they shadow, never update, the enclosing scope. */
   protected comprehension(node: SyntaxNode, env: Env): Kind {
-    const inner: Env = new Map(env);
+    const inner: Env = new BranchEnv(env);
     const clauses = node.children.filter((c) => c.type === 'for_in_clause');
     for (const clause of clauses) {
       const right = fieldOf(clause, 'right');

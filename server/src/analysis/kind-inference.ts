@@ -10,6 +10,7 @@ import type { ImportTable } from './imports';
 import { collectUsageEvidence, joinKinds, type Kind } from './kinds';
 import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
+import { BranchEnv } from './branch-env';
 import { TensorEvidence, type NameGuess } from './tensor-evidence';
 import { FunctionTrace, type SharedKindState } from './function-trace';
 import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
@@ -70,7 +71,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private currentReturns: Kind[] | undefined;
   private currentFunction: SyntaxNode | undefined;
   /** Kinds of the elements of the tuples a function returns (`return loss, logits`), joined over its returns. */
-  private readonly returnedElements = new Map<SyntaxNode, Kind[]>();
+  readonly returnedElements = new Map<SyntaxNode, Kind[]>();
   private readonly unpackedUnknown = new Set<SyntaxNode>();
   private elementsLearnedLate = false;
   private readonly evidence: Map<SyntaxNode, Map<string, Kind>>;
@@ -295,7 +296,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       const method = methodCall(node);
       if (method?.name === 'prepare') return positionalArgs(node).map((a) => this.kinds[a.id] ?? 'unknown');
       const fn = this.calledFunction(node, env);
-      const elements = fn && this.returnedElements.get(fn);
+      const elements = fn && (this.trace ? this.trace.readElements(this, fn) : this.returnedElements.get(fn));
       if (elements?.length === count) return elements;
       if (fn && !elements) {
         this.unpackedUnknown.add(fn);
@@ -361,24 +362,26 @@ class KindInference extends ExpressionKinds implements SharedKindState {
 
   private loopBody(node: SyntaxNode, env: Env): void {
     const body = fieldOf(node, 'body')?.children ?? [];
+    // Each pass binds into a branch over `env`; then every name it bound joins the value from
+    // before the pass (a name bound for the first time just takes its new value).
     for (let pass = 0; pass < 2; pass++) {
-      const before = new Map(env);
-      this.block(body, env);
-      for (const [name, kind] of before) env.set(name, joinKinds(kind, env.get(name)));
+      const pass_ = new BranchEnv(env);
+      this.block(body, pass_);
+      for (const name of pass_.ownNames()) env.set(name, joinKinds(env.get(name), pass_.get(name)));
     }
     const alternative = fieldOf(node, 'alternative');
     if (alternative) this.block(alternative.children.find((c) => c.type === 'block')?.children ?? [], env);
   }
 
   private ifStatement(node: SyntaxNode, env: Env): void {
-    const branches: Env[] = [];
+    const branches: BranchEnv[] = [];
     let hasElse = false;
     this.expr(fieldOf(node, 'condition')!, env);
-    const consequenceEnv = new Map(env);
+    const consequenceEnv = new BranchEnv(env);
     this.block(fieldOf(node, 'consequence')?.children ?? [], consequenceEnv);
     branches.push(consequenceEnv);
     for (const clause of node.children.filter((c) => c.field === 'alternative')) {
-      const clauseEnv = new Map(env);
+      const clauseEnv = new BranchEnv(env);
       const condition = fieldOf(clause, 'condition');
       if (condition) this.expr(condition, clauseEnv);
       else hasElse = true;
@@ -389,15 +392,16 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       this.block(body?.children ?? [], clauseEnv);
       branches.push(clauseEnv);
     }
-    // NOTE: without an else, the fall-through branch is `env` itself (unchanged so far): each
-    // name below reads every branch before `env` is updated, so no copy is needed.
-    if (!hasElse) branches.push(env);
+    // A name no branch binds keeps its value (every branch reads it from `env`); the others
+    // join over the branches and, without an else, the fall-through `env` itself. Each name
+    // reads every branch before `env` is updated, so the branches may read through to it.
     const names = new Set<string>();
-    for (const branch of branches) for (const name of branch.keys()) names.add(name);
+    for (const branch of branches) for (const name of branch.ownNames()) names.add(name);
+    const joined: Env[] = hasElse ? branches : [...branches, env];
     for (const name of names) {
       env.set(
         name,
-        branches.reduce<Kind | undefined>((acc, b) => joinKinds(acc, b.get(name)), undefined) ?? 'unknown',
+        joined.reduce<Kind | undefined>((acc, b) => joinKinds(acc, b.get(name)), undefined) ?? 'unknown',
       );
     }
   }

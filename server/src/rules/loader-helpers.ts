@@ -42,7 +42,7 @@ export function batchLoader(model: FileModel, expression: SyntaxNode): LoaderFac
   while (iterable?.type === 'call' && WRAPPERS.test(fieldOf(iterable, 'function')?.text ?? ''))
     iterable = positionalArgs(iterable)[0] && unwrap(positionalArgs(iterable)[0]);
   if (!iterable || (iterable.type !== 'identifier' && iterable.type !== 'attribute')) return undefined;
-  return loaderConstruction(model, iterable.text) ?? onlyLoaderOfFile(model, iterable);
+  return loaderConstruction(model, iterable) ?? onlyLoaderOfFile(model, iterable);
 }
 
 /** For `x, y = next(it)` with `it = iter(loader)` (or `next(iter(loader))`): the loader expression. */
@@ -77,23 +77,82 @@ function unpackedFrom(model: FileModel, use: SyntaxNode): SyntaxNode | undefined
 }
 
 /**
- * A loader passed in as a parameter (`def train_one_epoch(model, data_loader, ...)`): when
- * the file builds exactly one DataLoader and the parameter is a loader, that one.
+ * A loader passed in as a parameter (`def train_one_epoch(model, data_loader, ...)`): the
+ * loader the file's own calls of that function pass there (`train_one_epoch(model,
+ * train_loader)` with `train_loader = DataLoader(...)`), when every such call passes one
+ * whose pinning is known and they agree. No call in the file, or one passing something
+ * else, says nothing.
  */
-function onlyLoaderOfFile(model: FileModel, iterable: SyntaxNode): LoaderFacts | undefined {
-  if (iterable.type !== 'identifier' || !isParameter(iterable)) return undefined;
-  const built = loadersBuilt(model);
-  if (built.length !== 1) return undefined;
-  return { name: iterable.text, call: built[0], pinned: pinnedValue(model, built[0]) };
+function onlyLoaderOfFile(model: FileModel, iterable: SyntaxNode, depth = 0): LoaderFacts | undefined {
+  if (iterable.type !== 'identifier' || depth > 2) return undefined;
+  const fn = definingFunction(iterable);
+  const name = fn && fieldOf(fn, 'name')?.text;
+  if (!fn || !name) return undefined;
+  const parameters = parameterList(fn);
+  const index = parameters.indexOf(iterable.text);
+  if (index < 0) return undefined;
+  let found: LoaderFacts | undefined;
+  for (const call of callsByCalleeName(model).get(name) ?? []) {
+    if (hasSplat(call)) return undefined;
+    const method = fieldOf(call, 'function')?.type === 'attribute';
+    const position = index - (method && parameters[0] === 'self' ? 1 : 0);
+    const arg = keywordArg(call, iterable.text) ?? positionalArgs(call)[position];
+    const facts = arg && passedLoader(model, unwrap(arg), depth);
+    if (!facts || facts.pinned === undefined || (found && found.pinned !== facts.pinned)) return undefined;
+    found ??= { ...facts, name: iterable.text };
+  }
+  return found;
 }
 
-/** The DataLoader constructions of the file (not `iter(loader)`, not `DataLoader(**kwargs)`), in document order. */
-const loadersBuilt = perModel((model) =>
-  model.nodes.call.filter(
-    (call) =>
-      model.kindOf(call) === 'loader' && fieldOf(call, 'function')?.text !== 'iter' && !hasSplat(call),
-  ),
-);
+/** The loader an argument expression stands for: `loader`, `iter(loader)`, `DataLoader(...)`. */
+function passedLoader(model: FileModel, arg: SyntaxNode, depth: number): LoaderFacts | undefined {
+  let node = arg;
+  while (node.type === 'call' && WRAPPERS.test(fieldOf(node, 'function')?.text ?? ''))
+    node = positionalArgs(node)[0] && unwrap(positionalArgs(node)[0]);
+  if (!node) return undefined;
+  if (node.type === 'call')
+    return model.kindOf(node) === 'loader' && !hasSplat(node)
+      ? { name: node.text, call: node, pinned: pinnedValue(model, node) }
+      : undefined;
+  if (node.type !== 'identifier' && node.type !== 'attribute') return undefined;
+  return loaderConstruction(model, node) ?? onlyLoaderOfFile(model, node, depth + 1);
+}
+
+/** Calls of the file by the last name of their callee (`f(...)`, `self.f(...)`). */
+const callsByCalleeName = perModel((model) => {
+  const byName = new Map<string, SyntaxNode[]>();
+  for (const call of model.nodes.call) {
+    const callee = fieldOf(call, 'function');
+    const name =
+      callee?.type === 'identifier'
+        ? callee.text
+        : callee?.type === 'attribute' && fieldOf(callee, 'object')?.text === 'self'
+          ? fieldOf(callee, 'attribute')?.text
+          : undefined;
+    if (!name) continue;
+    const list = byName.get(name);
+    if (list) list.push(call);
+    else byName.set(name, [call]);
+  }
+  return byName;
+});
+
+/** The function whose parameter list binds `name` (the nearest enclosing one), if any. */
+function definingFunction(name: SyntaxNode): SyntaxNode | undefined {
+  for (let current = name.parent; current; current = current.parent)
+    if (current.type === 'function_definition') return isParameter(name) ? current : undefined;
+  return undefined;
+}
+
+/** Parameter names of `fn` in order (`self` included; `*args`, `**kwargs` by their names). */
+function parameterList(fn: SyntaxNode): string[] {
+  const names: string[] = [];
+  for (const param of fieldOf(fn, 'parameters')?.children ?? []) {
+    const id = param.type === 'identifier' ? param : param.children.find((c) => c.type === 'identifier');
+    if (id) names.push(id.text);
+  }
+  return names;
+}
 
 function isParameter(name: SyntaxNode): boolean {
   for (let current = name.parent; current; current = current.parent) {
@@ -150,14 +209,33 @@ function loopIterable(use: SyntaxNode): SyntaxNode | undefined {
   return undefined;
 }
 
-/** The single `name = DataLoader(...)` of the file, with its `pin_memory` when literal. */
-function loaderConstruction(model: FileModel, name: string): LoaderFacts | undefined {
-  const calls = assignmentsTo(model, name).flatMap((a) => {
+/**
+ * The single `name = DataLoader(...)` that binds the iterable, with its `pin_memory` when
+ * literal. A plain name is looked up in its own function (then at module level, when the
+ * function does not bind it); a parameter is bound by its callers, not here. `it =
+ * iter(loader)` leads on to `loader`; any other wrapper call says nothing about pinning.
+ */
+function loaderConstruction(model: FileModel, iterable: SyntaxNode, depth = 0): LoaderFacts | undefined {
+  const name = iterable.text;
+  let assignments = assignmentsTo(model, name);
+  if (iterable.type === 'identifier') {
+    if (isParameter(iterable)) return undefined;
+    const scope = enclosingFunction(iterable);
+    const local = assignments.filter((a) => enclosingFunction(a) === scope);
+    assignments = local.length || !scope ? local : assignments.filter((a) => !enclosingFunction(a));
+  }
+  const calls = assignments.flatMap((a) => {
     const right = fieldOf(a, 'right');
     return right ? [unwrap(right)] : [];
   });
   if (calls.length !== 1 || calls[0].type !== 'call') return undefined;
   const call = calls[0];
+  const callee = fieldOf(call, 'function')?.text ?? '';
+  if (WRAPPERS.test(callee)) {
+    const inner = positionalArgs(call)[0] && unwrap(positionalArgs(call)[0]);
+    const named = inner?.type === 'identifier' || inner?.type === 'attribute';
+    return named && depth < 3 ? loaderConstruction(model, inner, depth + 1) : undefined;
+  }
   if (model.kindOf(call) !== 'loader' || hasSplat(call)) return undefined;
   return { name, call, pinned: pinnedValue(model, call) };
 }

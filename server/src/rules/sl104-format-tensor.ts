@@ -1,11 +1,12 @@
 // SL104: printing or formatting a tensor (`print(t)`, `f"{t}"`, `str(t)`, `"%f" % t`) in a hot step.
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { fieldOf, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import { reachingBinding, scopeOf } from '../analysis/reaching-definitions';
 import { stringInterpolations } from '../analysis/value-vocabulary';
 import { builtinCall, isDeviceTensor } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
-import { sl104Text } from './messages/sl1';
+import { sl104HolderText, sl104Text } from './messages/sl1';
 
 const PRINTERS = new Set(['print', 'str', 'repr', 'format']);
 
@@ -17,7 +18,10 @@ const PRINTERS = new Set(['print', 'str', 'repr', 'format']);
  * or an f-string field (`f"{loss}"`, `f"{loss:.4f}"`). `print(f"step {step}")` and `str(path)` are
  * not tensors and are never flagged; Lightning's `self.log("loss", loss)` does not format on the
  * host and is not flagged. Tensors inside a printed dict, list or tuple literal
- * (`print({"loss": loss})`) are flagged too: the container's repr formats each one.
+ * (`print({"loss": loss})`) are flagged too: the container's repr formats each one. So is a
+ * name bound to such a literal and printed later (`stats = {"loss": loss}` ... `print(stats)`),
+ * unless something between the two names the container (an item assignment, an update, a
+ * call it is passed to), which could have replaced the tensors.
  * When only a loader's name suggests the value is a tensor (`for x, y in train_loader` with
  * nothing showing what `train_loader` is, and no element passed to a module, a loss or
  * `.backward()`), the finding is information at most, and its hover says why.
@@ -72,6 +76,14 @@ export const sl104: Rule = {
         // `print({"loss": loss})`, `print([a, b])`: the container's repr formats each tensor.
         for (const element of containerElements(arg))
           if (isDeviceTensor(model, element)) flag(element, builtin === 'print' ? 'Printing' : 'Formatting');
+        // `metrics = {"loss": loss}` ... `print(metrics)`: the same, through the name.
+        const held = heldTensors(model, arg);
+        if (held.length)
+          report({
+            node: arg,
+            tensors: held,
+            ...sl104HolderText({ model, node: arg, held: held[0], builtin }),
+          });
       }
     }
     for (const string of model.nodes.string) {
@@ -95,6 +107,32 @@ function percentOperands(model: FileModel): SyntaxNode[] {
     for (const value of values) if (isDeviceTensor(model, value)) found.push(value);
   }
   return found;
+}
+
+/**
+ * The tensors in the dict, list, tuple or set literal a printed name was last bound to,
+ * when that binding certainly reaches the print and nothing between them names the
+ * container (an update, an item assignment, a call it is passed to could replace them).
+ */
+function heldTensors(model: FileModel, arg: SyntaxNode): SyntaxNode[] {
+  const name = unwrap(arg);
+  if (name.type !== 'identifier') return [];
+  const binding = reachingBinding(name, name.text);
+  if (binding?.kind !== 'value') return [];
+  const elements = containerElements(binding.value);
+  if (!elements.length) return [];
+  let touched = false;
+  walk(scopeOf(name), (node) => {
+    if (
+      node.type === 'identifier' &&
+      node !== name &&
+      node.text === name.text &&
+      node.startIndex >= binding.statement.endIndex &&
+      node.endIndex <= name.startIndex
+    )
+      touched = true;
+  });
+  return touched ? [] : elements.filter((element) => isDeviceTensor(model, element));
 }
 
 /** The values of a dict, list, tuple or set literal (none for other expressions). */

@@ -16,9 +16,11 @@ import { sl109BlockingText, sl109UnpinnedText } from './messages/sl1';
  * Flags host→device batch copies that cannot overlap compute, only where the loader is built in
  * the same file: `batch.to(device, non_blocking=True)` / `.cuda(non_blocking=True)` from a
  * `DataLoader(...)` without `pin_memory=True` (and no `.pin_memory()` in the chain), and
- * `batch.to(device)` without `non_blocking=True` from a loader with `pin_memory=True`. Loaders
- * passed in, prepared by `accelerator.prepare` or `deepspeed.initialize`, or with a non-literal
- * `pin_memory` are left alone.
+ * `batch.to(device)` without `non_blocking=True` from a loader with `pin_memory=True`. A loader
+ * that arrives as a parameter counts when the file's own calls of that function pass it one
+ * built there (`train(model, train_loader)`), all with the same pinning. Loaders passed in from
+ * elsewhere, prepared by `accelerator.prepare` or `deepspeed.initialize`, or with a non-literal
+ * `pin_memory` (other than an argparse option with a default) are left alone.
  *
  * ## Why is this bad?
  * From pageable memory the driver stages the copy through a pinned buffer and "may synchronize

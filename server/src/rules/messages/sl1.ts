@@ -84,6 +84,26 @@ export function sl104Text({ model, node, how }: At & { how: string }): RuleText 
   };
 }
 
+/** SL104 through a name: `print(metrics)` where `metrics` holds the tensor `held`. */
+export function sl104HolderText({
+  model,
+  node,
+  held,
+  builtin,
+}: At & { held: SyntaxNode; builtin: string | undefined }): RuleText {
+  const how = builtin === 'print' ? 'Printing' : 'Formatting';
+  return {
+    message: firstFitting(
+      `${how} ${code(node.text, 'a container')} copies its tensor ${code(held.text, 'values')} to the host, a GPU sync ${howOften(model, node)}.`,
+      `${how} a container of tensors is a GPU sync ${howOften(model, node)}.`,
+    ),
+    detail:
+      `${displayName(node)} holds ${displayName(held)}, a tensor; its repr converts each tensor to text on ` +
+      `the host, so the CPU waits for every queued kernel. ${syncCost(model, node)} Call \`.item()\` on ` +
+      `the values inside a log-interval branch, or log a device-side running value once per interval.`,
+  };
+}
+
 /** SL105: a branch condition that is a tensor (`where`: `This \`if\``, ...). */
 export function sl105Text({ model, node, where }: At & { where: string }): RuleText {
   return {
