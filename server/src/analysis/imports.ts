@@ -1,7 +1,8 @@
 // Import aliases of one file: maps each local name bound by an import to the dotted name
 // it stands for, so `nn.Linear`, `torch.nn.Linear` and `from torch.nn import Linear` all
 // resolve to `torch.nn.Linear`.
-import type { SyntaxNode } from '../parse/syntax';
+import type { SourceText, SyntaxNode } from '../parse/syntax';
+import { lastDescendantId } from './syntax-helpers';
 
 /** Local name → fully qualified dotted name, for every import statement in the file. */
 export class ImportTable {
@@ -9,16 +10,30 @@ export class ImportTable {
   /**
    * `resolve` result per node: the inference and many rules resolve the same callee nodes
    * again and again (the dotted name is rebuilt from node text each time). Cleared by `bind`.
-   * A local name is stored as null, so a hit costs one lookup (the map is as large as the tree).
+   * A local name is stored as null, so a hit costs one lookup. Nodes of the table's own tree
+   * are kept by id in `slotById` (0 unknown, -1 local, else 1 + an index into `names`): a
+   * map as large as the tree cost more per lookup than the resolving saved on large files.
+   * Any other node (another version's or file's) is kept in `resolved`.
    */
   private readonly resolved = new Map<SyntaxNode, string | null>();
+  private slotById: Int32Array;
+  private names: string[] = [];
   /** Modules imported with `from X import *`. */
   readonly starModules: string[] = [];
+
+  constructor(
+    /** The tree whose nodes are kept by id: its text and node count (ids are 0 to count − 1). */
+    private readonly tree?: { source: SourceText; nodeCount: number },
+  ) {
+    this.slotById = new Int32Array(tree?.nodeCount ?? 0);
+  }
 
   /** Records that `local` stands for `qualified`. */
   bind(local: string, qualified: string): void {
     this.aliases.set(local, qualified);
     this.resolved.clear();
+    this.slotById.fill(0);
+    this.names = [];
   }
 
   /** The qualified name a local name was imported as, if any. */
@@ -43,23 +58,40 @@ export class ImportTable {
     // each link (a loop, not recursion: chains can be thousands of links deep).
     const links: [SyntaxNode, SyntaxNode][] = [];
     let current = node;
-    let resolved = this.resolved.get(current);
+    let resolved = this.cached(current);
     while (resolved === undefined) {
       const parts = current.type === 'attribute' ? attributeParts(current) : undefined;
       if (!parts) {
         resolved = (current.type === 'identifier' && this.aliases.get(current.text)) || null;
-        this.resolved.set(current, resolved);
+        this.store(current, resolved);
         break;
       }
       links.push([current, parts.attribute]);
       current = parts.object;
-      resolved = this.resolved.get(current);
+      resolved = this.cached(current);
     }
     for (let i = links.length - 1; i >= 0; i--) {
       resolved = resolved === null ? null : `${resolved}.${links[i][1].text}`;
-      this.resolved.set(links[i][0], resolved);
+      this.store(links[i][0], resolved);
     }
     return resolved ?? undefined;
+  }
+
+  /** Whether `node` belongs to the tree whose nodes are kept by id. */
+  private ownsNode(node: SyntaxNode): boolean {
+    return node.source === this.tree?.source && node.id < this.slotById.length;
+  }
+
+  private cached(node: SyntaxNode): string | null | undefined {
+    if (!this.ownsNode(node)) return this.resolved.get(node);
+    const slot = this.slotById[node.id];
+    return slot === 0 ? undefined : slot < 0 ? null : this.names[slot - 1];
+  }
+
+  private store(node: SyntaxNode, resolved: string | null): void {
+    if (!this.ownsNode(node)) this.resolved.set(node, resolved);
+    else if (resolved === null) this.slotById[node.id] = -1;
+    else this.slotById[node.id] = this.names.push(resolved);
   }
 }
 
@@ -76,7 +108,8 @@ function attributeParts(node: SyntaxNode): { object: SyntaxNode; attribute: Synt
 
 /** Collects every `import` and `from ... import` in the tree (at any depth). */
 export function collectImports(root: SyntaxNode): ImportTable {
-  const table = new ImportTable();
+  // Ids are pre-order from 0 at the root, so the last node of the tree has the largest.
+  const table = new ImportTable({ source: root.source, nodeCount: lastDescendantId(root) + 1 });
   const stack: SyntaxNode[] = [root];
   while (stack.length) {
     const node = stack.pop()!;
