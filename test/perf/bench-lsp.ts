@@ -84,9 +84,14 @@ export async function measureEditLatency(input: {
   text: string;
   edits: number;
   keystroke: Keystroke;
+  /** Spawn `dist/server.js --stdio` from this repository instead of serving in process. */
+  stdioFrom?: string;
 }): Promise<EditLatency> {
   const { text, edits, keystroke } = input;
-  const pair = startInProcess();
+  const spawned = input.stdioFrom ? spawnServer(join(input.stdioFrom, 'dist', 'server.js')) : undefined;
+  const pair = spawned
+    ? { client: spawned.client, dispose: async () => void (await spawned.client.shutdown(), spawned.stop()) }
+    : startInProcess();
   const { client } = pair;
   const watcher = new PublishWatcher(client);
   try {
@@ -118,8 +123,13 @@ export async function measureEditLatency(input: {
       p50Ms: round(median(samples)),
       p95Ms: round(percentile(samples, 95)),
       maxMs: round(Math.max(...samples)),
-      incrementalParses: processParseCounts.incremental - before.incremental,
-      freshParses: processParseCounts.fresh - before.fresh,
+      // A spawned server's parse counters live in its own process.
+      ...(spawned
+        ? {}
+        : {
+            incrementalParses: processParseCounts.incremental - before.incremental,
+            freshParses: processParseCounts.fresh - before.fresh,
+          }),
     };
   } finally {
     await pair.dispose();

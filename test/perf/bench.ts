@@ -120,9 +120,9 @@ async function main(): Promise<void> {
   const realFiles = corpus ? pythonFilesUnder(corpus) : [];
 
   if (wants('lsp')) {
-    log('\n# LSP latency (in process, real JSON-RPC connection, debounce 0)');
+    log('\n# LSP latency (real JSON-RPC connection, debounce 0; in process unless marked stdio)');
     const edits = quick ? 20 : 100;
-    const cases: { label: string; text: string; keystroke: Keystroke; target: number }[] = [
+    const cases: { label: string; text: string; keystroke: Keystroke; target: number; stdio?: boolean }[] = [
       {
         label: 'generated 5,000',
         text: generateTrainingFile({ lines: 5_000, seed: 5 }),
@@ -148,6 +148,15 @@ async function main(): Promise<void> {
         keystroke: 'identifier',
         target,
       });
+      // The issue's own method: a spawned `dist/server.js` over stdio.
+      if (lines === 5_000)
+        cases.push({
+          label: `real ${relative(corpus!, near.path)} over stdio`,
+          text: near.text,
+          keystroke: 'identifier',
+          target,
+          stdio: true,
+        });
     }
     const latencies: EditLatency[] = [];
     for (const c of cases) {
@@ -156,6 +165,7 @@ async function main(): Promise<void> {
         text: c.text,
         edits,
         keystroke: c.keystroke,
+        ...(c.stdio ? { stdioFrom: repoRoot } : {}),
       });
       latencies.push(latency);
       targets.push([
