@@ -38,7 +38,7 @@ export function checkpointedElsewhere(
   if (!model.filePath || classNames.length === 0) return false;
   const self = resolve(model.filePath);
   for (const path of candidates(workspace)) {
-    if (path === self) continue;
+    if (path === self || !namesAnyOf(path, classNames)) continue;
     const file = workspace.files.file(path);
     if (!file || !turnsOnCheckpointing(file.imports, file.root.source.text)) continue;
     for (const name of classNames) {
@@ -49,6 +49,19 @@ export function checkpointedElsewhere(
     }
   }
   return false;
+}
+
+/**
+ * Whether the file's text names one of `classNames` at all: a file that imports none of them
+ * cannot be the trainer, and reading it again costs far less than parsing it.
+ */
+function namesAnyOf(path: string, classNames: readonly string[]): boolean {
+  try {
+    const text = readFileSync(path, 'utf8');
+    return classNames.some((name) => text.includes(name));
+  } catch {
+    return false;
+  }
 }
 
 /** The workspace's Python files whose text may turn checkpointing on (cached until a file changes). */
