@@ -90,8 +90,8 @@ export class DocumentTrees {
    * Parses `text` for `key` and lowers it. When the document has a base tree (its last
    * error-free tree, edited in step) that describes exactly this text, tree-sitter re-parses
    * from it; a result without syntax errors becomes the new base and the old one is deleted.
-   * A result with errors is thrown away for a fresh parse, and the document has no base
-   * until a parse comes out clean again.
+   * A result with errors is thrown away for a fresh parse (whose tree is not kept either),
+   * and the base stays: the next version that parses clean re-parses from it.
    */
   parse(key: string, text: string): ParsedSource {
     const entry = this.trees.get(key);
@@ -123,7 +123,6 @@ export class DocumentTrees {
       this.freshParses++;
       processParseCounts.fresh++;
     }
-    if (entry) this.forget(key);
     if (!tree) throw new Error('tree-sitter returned no tree');
     let kept = false;
     try {
@@ -131,9 +130,16 @@ export class DocumentTrees {
       const lowered = (reusable && lowerReusing(tree, text, reusable)) ?? lowerTree(tree, text);
       const parsed: ParsedSource = { ...lowered, hasError };
       if (!hasError || fault === 'keep-errors') {
+        if (entry) this.forget(key);
         this.trees.set(key, { tree, text, lowered: hasError ? undefined : { root: lowered.root } });
         kept = true;
+      } else if (entry && !base) {
+        // The document's base no longer describes its text: drop it.
+        this.forget(key);
       }
+      // Otherwise (a version with a syntax error) the last error-free base stays, edited in
+      // step with the text, with its lowered tree: the next clean version re-parses and
+      // re-lowers from it instead of from scratch.
       return parsed;
     } finally {
       if (!kept) tree.delete();
