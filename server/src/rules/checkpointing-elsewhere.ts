@@ -3,7 +3,8 @@
 // (`apply_activation_checkpointing(model, ...)`, `checkpoint_wrapper`, `torch.utils.checkpoint`
 // on its blocks). The workspace's Python files are listed once per change of its files
 // (bounded); a file's text is read again only when its size or mtime changed, and parsed only
-// when it mentions checkpointing.
+// when it mentions checkpointing and names one of the model's classes (the text of each file that
+// mentions checkpointing is kept, so a keystroke reads nothing from disk).
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { discoverPythonFiles } from '../cli/discover';
@@ -20,13 +21,20 @@ const MAX_BYTES = 2 * 1024 * 1024;
 interface Scanned {
   size: number;
   mtimeMs: number;
-  mentions: boolean;
+  /** The text, kept only when it mentions checkpointing (the candidates); undefined otherwise. */
+  text: string | undefined;
+}
+
+/** A workspace file whose text mentions checkpointing, with that text. */
+interface Candidate {
+  path: string;
+  text: string;
 }
 
 /** Per root: the files whose text mentions checkpointing as of a generation of the workspace's files, and each file's scan. */
 const candidatesByRoot = new Map<
   string,
-  { generation: number; paths: string[]; scans: Map<string, Scanned> }
+  { generation: number; found: Candidate[]; scans: Map<string, Scanned> }
 >();
 
 /** Whether a workspace file imports one of `classNames` from `model`'s file and turns checkpointing on. */
@@ -37,8 +45,9 @@ export function checkpointedElsewhere(
 ): boolean {
   if (!model.filePath || classNames.length === 0) return false;
   const self = resolve(model.filePath);
-  for (const path of candidates(workspace)) {
-    if (path === self || !namesAnyOf(path, classNames)) continue;
+  for (const { path, text } of candidates(workspace)) {
+    // A trainer must import one of the classes, so its text names one; parse only those.
+    if (path === self || !classNames.some((name) => text.includes(name))) continue;
     const file = workspace.files.file(path);
     if (!file || !turnsOnCheckpointing(file.imports, file.root.source.text)) continue;
     for (const name of classNames) {
@@ -51,25 +60,12 @@ export function checkpointedElsewhere(
   return false;
 }
 
-/**
- * Whether the file's text names one of `classNames` at all: a file that imports none of them
- * cannot be the trainer, and reading it again costs far less than parsing it.
- */
-function namesAnyOf(path: string, classNames: readonly string[]): boolean {
-  try {
-    const text = readFileSync(path, 'utf8');
-    return classNames.some((name) => text.includes(name));
-  } catch {
-    return false;
-  }
-}
-
 /** The workspace's Python files whose text may turn checkpointing on (cached until a file changes). */
-function candidates(workspace: WorkspaceContext): string[] {
+function candidates(workspace: WorkspaceContext): Candidate[] {
   const root = resolve(workspace.root);
   const cached = candidatesByRoot.get(root);
-  if (cached && cached.generation === workspace.files.generation) return cached.paths;
-  const paths: string[] = [];
+  if (cached && cached.generation === workspace.files.generation) return cached.found;
+  const found: Candidate[] = [];
   const scans = new Map<string, Scanned>();
   let files: string[] = [];
   try {
@@ -83,16 +79,17 @@ function candidates(workspace: WorkspaceContext): string[] {
       const { size, mtimeMs } = statSync(path);
       if (size > MAX_BYTES) continue;
       const before = cached?.scans.get(path);
-      const scan =
-        before && before.size === size && before.mtimeMs === mtimeMs
-          ? before
-          : { size, mtimeMs, mentions: mayTurnOnCheckpointing(readFileSync(path, 'utf8')) };
+      let scan = before;
+      if (!scan || scan.size !== size || scan.mtimeMs !== mtimeMs) {
+        const text = readFileSync(path, 'utf8');
+        scan = { size, mtimeMs, text: mayTurnOnCheckpointing(text) ? text : undefined };
+      }
       scans.set(path, scan);
-      if (scan.mentions) paths.push(path);
+      if (scan.text !== undefined) found.push({ path, text: scan.text });
     } catch {
       // unreadable: not evidence
     }
   }
-  candidatesByRoot.set(root, { generation: workspace.files.generation, paths, scans });
-  return paths;
+  candidatesByRoot.set(root, { generation: workspace.files.generation, found, scans });
+  return found;
 }
