@@ -127,7 +127,7 @@ export class DocumentTrees {
     let kept = false;
     try {
       const hasError = tree.rootNode.hasError;
-      const lowered = (reusable && lowerReusing(tree, text, reusable)) ?? lowerTree(tree, text);
+      const lowered = reusable ? lowerReusing(tree, text, reusable) : lowerTree(tree, text);
       const parsed: ParsedSource = { ...lowered, hasError };
       if (!hasError || fault === 'keep-errors') {
         if (entry) this.forget(key);

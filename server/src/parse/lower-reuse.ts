@@ -5,14 +5,12 @@
 // objects instead of a wasm call per node. An unchanged function keeps its node objects
 // across versions, which is what lets later stages reuse their per-scope results.
 import type { Tree } from 'web-tree-sitter';
-import { directAccess } from './direct-walk';
 import {
-  ERROR_TYPE_ID,
-  LoweredNode,
-  OPERATOR_PARENTS,
-  SourceText,
-  languageTables,
+  lowerTree,
+  type LoweredNode,
   type LoweredTree,
+  type SourceText,
+  type SubtreeSource,
   type SyntaxNode,
 } from './syntax';
 
@@ -47,115 +45,80 @@ export const loweringReuseCounts = { lowered: 0, reused: 0 };
 /**
  * Lowers `tree` (a re-parse of `text` from the previous version's tree) reusing the
  * previous lowered subtrees that lie wholly outside the edit and tree-sitter's changed
- * ranges. Returns undefined when the direct wasm walk is unavailable (the caller lowers
- * afresh). The previous tree must not be used afterwards: its reused nodes now belong to
- * the new one.
+ * ranges (a fresh lowering when the direct wasm walk is unavailable). The previous tree
+ * must not be used afterwards: its reused nodes now belong to the new one.
  */
-export function lowerReusing(tree: Tree, text: string, previous: PreviousLowering): LoweredTree | undefined {
-  const direct = directAccess(tree);
-  if (!direct) return undefined;
-  const { wasm, address } = direct;
-  const { types, fields, named } = languageTables(tree);
-  const { start, oldEnd, newEnd } = previous.span;
-  const delta = newEnd - oldEnd;
-  const source = new SourceText(text);
-  /** Where an old node's start lies in the new text, or -1 when it starts inside the edit. */
-  const mappedStart = (old: LoweredNode) =>
-    old.startIndex < start ? old.startIndex : old.startIndex > oldEnd ? old.startIndex + delta : -1;
-  const untouched = (from: number, to: number) =>
-    (to < start || from > newEnd) && previous.changed.every((r) => to < r.startIndex || from > r.endIndex);
-  const moved = new Map<LoweredNode, number>();
-  let lowered = 0;
-
-  wasm._ts_tree_root_node_wasm(address);
-  wasm._ts_tree_cursor_new_wasm(address);
-  try {
-    const make = (parent: LoweredNode | null, typeId: number, from: number, to: number): LoweredNode => {
-      lowered++;
-      return new LoweredNode(
-        0,
-        source,
-        types[typeId] ?? 'ERROR',
-        fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null,
-        from,
-        to,
-        parent,
-      );
-    };
-    const oldRoot = previous.root as LoweredNode;
-    const root = make(
-      null,
-      wasm._ts_tree_cursor_current_node_type_id_wasm(address),
-      wasm._ts_tree_cursor_start_index_wasm(address),
-      wasm._ts_tree_cursor_end_index_wasm(address),
-    );
-    // For each open new node: its old counterpart (same type, same start) and how far its old children were scanned.
-    const stack: { node: LoweredNode; old: LoweredNode | undefined; next: number }[] = [
-      { node: root, old: oldRoot.type === root.type ? oldRoot : undefined, next: 0 },
-    ];
-    if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
-      for (;;) {
-        const frame = stack[stack.length - 1];
-        const parent = frame.node;
-        const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
-        if (named[typeId] || typeId === ERROR_TYPE_ID) {
-          const from = wasm._ts_tree_cursor_start_index_wasm(address);
-          const to = wasm._ts_tree_cursor_end_index_wasm(address);
-          const type = types[typeId] ?? 'ERROR';
-          const field = fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null;
-          let counterpart: LoweredNode | undefined;
-          const siblings = frame.old?.children ?? [];
-          while (frame.next < siblings.length) {
-            const candidate = siblings[frame.next];
-            const at = mappedStart(candidate);
-            if (at !== -1 && at > from) break;
-            frame.next++;
-            if (at === from && candidate.type === type && candidate.field === field) {
-              counterpart = candidate;
-              break;
-            }
-          }
-          if (
-            counterpart &&
-            counterpart.endIndex - counterpart.startIndex === to - from &&
-            untouched(from, to)
-          ) {
-            counterpart.parent = parent;
-            parent.children.push(counterpart);
-            moved.set(counterpart, from - counterpart.startIndex);
-          } else {
-            const node = make(parent, typeId, from, to);
-            parent.children.push(node);
-            if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
-              stack.push({ node, old: counterpart, next: 0 });
-              continue;
-            }
-          }
-        } else if (OPERATOR_PARENTS.has(parent.type)) {
-          recordToken(parent, types[typeId], wasm._ts_tree_cursor_current_field_id_wasm(address));
-        }
-        let done = false;
-        while (!wasm._ts_tree_cursor_goto_next_sibling_wasm(address)) {
-          if (!wasm._ts_tree_cursor_goto_parent_wasm(address) || (stack.pop(), stack.length === 0)) {
-            done = true;
-            break;
-          }
-        }
-        if (done) break;
-      }
-    }
-    loweringReuseCounts.lowered += lowered;
-    return renumber(root, source, moved);
-  } finally {
-    wasm._ts_tree_cursor_delete_wasm(address);
-  }
+export function lowerReusing(tree: Tree, text: string, previous: PreviousLowering): LoweredTree {
+  return lowerTree(tree, text, new PreviousSubtrees(previous));
 }
 
-/** The same rule as syntax.ts's `recordOperator`, for a token already read. */
-function recordToken(parent: LoweredNode, token: string, fieldId: number): void {
-  if (token === '(' || token === ')') return;
-  if (parent.type !== 'comparison_operator' && fieldId === 0) return;
-  parent.operator = parent.operator ? `${parent.operator} ${token}` : token;
+/** Follows the walk through the previous lowered tree and hands over its unchanged subtrees. */
+class PreviousSubtrees implements SubtreeSource {
+  /** For each open new node: its old counterpart (same type and start) and how far its old children were scanned. */
+  private readonly frames: { old: LoweredNode | undefined; next: number }[] = [];
+  /** The old counterpart the last `adopt` found but could not reuse: the next opened node's. */
+  private counterpart: LoweredNode | undefined;
+  private readonly moved = new Map<LoweredNode, number>();
+  private readonly delta: number;
+
+  constructor(private readonly previous: PreviousLowering) {
+    this.delta = previous.span.newEnd - previous.span.oldEnd;
+    this.counterpart = previous.root as LoweredNode;
+  }
+
+  adopt(type: string, field: string | null, from: number, to: number): LoweredNode | undefined {
+    const frame = this.frames[this.frames.length - 1];
+    const siblings = frame?.old?.children ?? [];
+    this.counterpart = undefined;
+    while (frame && frame.next < siblings.length) {
+      const candidate = siblings[frame.next];
+      const at = this.mappedStart(candidate);
+      if (at !== -1 && at > from) break;
+      frame.next++;
+      if (at === from && candidate.type === type && candidate.field === field) {
+        this.counterpart = candidate;
+        break;
+      }
+    }
+    const old = this.counterpart;
+    if (!old || old.endIndex - old.startIndex !== to - from || !this.untouched(from, to)) return undefined;
+    this.moved.set(old, from - old.startIndex);
+    return old;
+  }
+
+  opened(node: LoweredNode): void {
+    const old = this.counterpart?.type === node.type ? this.counterpart : undefined;
+    this.frames.push({ old, next: 0 });
+    this.counterpart = undefined;
+  }
+
+  closed(): void {
+    this.frames.pop();
+  }
+
+  finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree {
+    loweringReuseCounts.lowered += lowered;
+    return renumber(root, source, this.moved);
+  }
+
+  /** Where an old node's start lies in the new text, or -1 when it starts inside the edit. */
+  private mappedStart(old: LoweredNode): number {
+    const { start, oldEnd } = this.previous.span;
+    return old.startIndex < start
+      ? old.startIndex
+      : old.startIndex > oldEnd
+        ? old.startIndex + this.delta
+        : -1;
+  }
+
+  /** Whether `[from, to)` of the new text lies outside the edit and every changed range. */
+  private untouched(from: number, to: number): boolean {
+    const { start, newEnd } = this.previous.span;
+    return (
+      (to < start || from > newEnd) &&
+      this.previous.changed.every((r) => to < r.startIndex || from > r.endIndex)
+    );
+  }
 }
 
 /**

@@ -102,7 +102,7 @@ export class LoweredNode implements SyntaxNode {
   }
 }
 
-export const OPERATOR_PARENTS = new Set([
+const OPERATOR_PARENTS = new Set([
   'binary_operator',
   'boolean_operator',
   'comparison_operator',
@@ -111,7 +111,7 @@ export const OPERATOR_PARENTS = new Set([
   'not_operator',
 ]);
 
-export interface LanguageTables {
+interface LanguageTables {
   types: string[];
   fields: (string | null)[];
   named: boolean[];
@@ -122,7 +122,7 @@ export interface LanguageTables {
 }
 
 /** The type id tree-sitter gives ERROR nodes. */
-export const ERROR_TYPE_ID = 65535;
+const ERROR_TYPE_ID = 65535;
 
 /** A lowered tree: its root, how many nodes it has, and every node grouped by type. */
 export interface LoweredTree {
@@ -161,7 +161,7 @@ function internalize(name: string): string {
 
 const tablesByLanguage = new WeakMap<object, LanguageTables>();
 
-export function languageTables(tree: Tree): LanguageTables {
+function languageTables(tree: Tree): LanguageTables {
   const language = tree.language;
   let tables = tablesByLanguage.get(language);
   if (!tables) {
@@ -176,57 +176,100 @@ export function languageTables(tree: Tree): LanguageTables {
   return tables;
 }
 
-/** Converts the whole tree into {@link SyntaxNode}s, keeping named nodes and operator tokens. */
-export function lowerTree(tree: Tree, text: string): LoweredTree {
+/**
+ * Lets the lowering walk take unchanged subtrees from the previous version instead of
+ * lowering them again (lower-reuse.ts). The walk reports each node it opens and closes, so
+ * the source can follow along in the previous tree.
+ */
+export interface SubtreeSource {
+  /** The subtree to put where the cursor is (not descended into), if one can be reused. */
+  adopt(type: string, field: string | null, from: number, to: number): LoweredNode | undefined;
+  /** `node` was lowered where the last `adopt` found nothing; its children come next. */
+  opened(node: LoweredNode): void;
+  /** The last opened node is done. */
+  closed(): void;
+  /** The finished tree (ids and the by-type index), from its root; `lowered` nodes were new. */
+  finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree;
+}
+
+/**
+ * Converts the whole tree into {@link SyntaxNode}s, keeping named nodes and operator tokens;
+ * with `reuse` (and the direct walk available), unchanged subtrees come from it instead.
+ */
+export function lowerTree(tree: Tree, text: string, reuse?: SubtreeSource): LoweredTree {
   const direct = directAccess(tree);
-  return direct ? lowerDirect(tree, text, direct.wasm, direct.address) : lowerWithCursor(tree, text);
+  return direct ? lowerDirect(tree, text, direct.wasm, direct.address, reuse) : lowerWithCursor(tree, text);
 }
 
 /**
  * The lowering walk over the raw wasm exports (see direct-walk.ts): per node one call for
  * the type, and for kept nodes one each for field, start and end; no marshalling.
  */
-function lowerDirect(tree: Tree, text: string, wasm: DirectWasm, address: number): LoweredTree {
+function lowerDirect(
+  tree: Tree,
+  text: string,
+  wasm: DirectWasm,
+  address: number,
+  reuse: SubtreeSource | undefined,
+): LoweredTree {
   const source = new SourceText(text);
   const tables = languageTables(tree);
   const { types, fields, named } = tables;
   const index = new TypeIndex(tables);
+  const finish = (root: LoweredNode) =>
+    reuse ? reuse.finish(root, source, index.count) : index.result(root);
   wasm._ts_tree_root_node_wasm(address);
   wasm._ts_tree_cursor_new_wasm(address);
   try {
-    const make = (parent: LoweredNode | null, typeId: number): LoweredNode =>
+    const make = (
+      parent: LoweredNode | null,
+      typeId: number,
+      field: string | null,
+      from: number,
+      to: number,
+    ) =>
       index.add(
-        new LoweredNode(
-          index.count,
-          source,
-          types[typeId] ?? 'ERROR',
-          fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null,
-          wasm._ts_tree_cursor_start_index_wasm(address),
-          wasm._ts_tree_cursor_end_index_wasm(address),
-          parent,
-        ),
+        new LoweredNode(index.count, source, types[typeId] ?? 'ERROR', field, from, to, parent),
         typeId,
       );
-    const root = make(null, wasm._ts_tree_cursor_current_node_type_id_wasm(address));
+    const root = make(
+      null,
+      wasm._ts_tree_cursor_current_node_type_id_wasm(address),
+      null,
+      wasm._ts_tree_cursor_start_index_wasm(address),
+      wasm._ts_tree_cursor_end_index_wasm(address),
+    );
+    reuse?.opened(root);
     const stack: LoweredNode[] = [root];
-    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return index.result(root);
+    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return finish(root);
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
-      if (named[typeId] || typeId === 65535) {
-        const node = make(parent, typeId);
-        parent.children.push(node);
-        if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
-          stack.push(node);
-          continue;
+      if (named[typeId] || typeId === ERROR_TYPE_ID) {
+        const field = fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null;
+        const from = wasm._ts_tree_cursor_start_index_wasm(address);
+        const to = wasm._ts_tree_cursor_end_index_wasm(address);
+        const moved = reuse?.adopt(types[typeId] ?? 'ERROR', field, from, to);
+        if (moved) {
+          moved.parent = parent;
+          parent.children.push(moved);
+        } else {
+          const node = make(parent, typeId, field, from, to);
+          parent.children.push(node);
+          if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
+            stack.push(node);
+            reuse?.opened(node);
+            continue;
+          }
         }
       } else if (OPERATOR_PARENTS.has(parent.type)) {
         recordOperator(parent, types[typeId], () => wasm._ts_tree_cursor_current_field_id_wasm(address));
       }
       while (!wasm._ts_tree_cursor_goto_next_sibling_wasm(address)) {
-        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return index.result(root);
+        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return finish(root);
         stack.pop();
-        if (stack.length === 0) return index.result(root);
+        reuse?.closed();
+        if (stack.length === 0) return finish(root);
       }
     }
   } finally {
@@ -261,7 +304,7 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = cursor.nodeTypeId;
-      if (named[typeId] || typeId === 65535) {
+      if (named[typeId] || typeId === ERROR_TYPE_ID) {
         const node = make(parent, typeId);
         parent.children.push(node);
         if (cursor.gotoFirstChild()) {
@@ -282,7 +325,7 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
   }
 }
 
-export function recordOperator(parent: LoweredNode, token: string, fieldId: () => number): void {
+function recordOperator(parent: LoweredNode, token: string, fieldId: () => number): void {
   if (token === '(' || token === ')') return;
   if (parent.type !== 'comparison_operator' && fieldId() === 0) return;
   parent.operator = parent.operator ? `${parent.operator} ${token}` : token;
