@@ -53,7 +53,7 @@ export class Definitions {
   parameterNames(fn: SyntaxNode): readonly string[] {
     let names = this.names.get(fn);
     if (!names) {
-      names = parameters(fn).map(({ id }) => id.text);
+      names = parameterList(fn);
       this.names.set(fn, names);
     }
     return names;
@@ -90,6 +90,11 @@ export class Definitions {
     }
     return env;
   }
+}
+
+/** The names `fn`'s parameters bind, in order (`self`, splats and defaults included). */
+export function parameterList(fn: SyntaxNode): string[] {
+  return parameters(fn).map(({ id }) => id.text);
 }
 
 /** Each parameter of `fn` with the identifier it binds (splats and defaults included). */

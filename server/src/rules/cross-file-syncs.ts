@@ -6,6 +6,7 @@
 import { relative } from 'node:path';
 import { buildFileModel, type FileModel } from '../analysis/file-model';
 import type { Kind } from '../analysis/kinds';
+import { parameterList } from '../analysis/definitions';
 import { fieldOf, isWithin, unwrap, walk } from '../analysis/syntax-helpers';
 import type { WorkspaceFiles } from '../modules/workspace-files';
 import type { SyntaxNode } from '../parse/syntax';
@@ -183,7 +184,7 @@ function deeperSync(entered: FileModel, fn: SyntaxNode, walk: Walk, depth: numbe
  * were already read by the roles.
  */
 function runsOnEveryCall(node: SyntaxNode, fn: SyntaxNode): boolean {
-  const params = parameterNames(fn);
+  const params = new Set(parameterList(fn));
   for (let current = node.parent; current && current !== fn; current = current.parent) {
     if (SCOPES.has(current.type)) return false;
     const condition = CONDITIONAL.has(current.type)
@@ -204,19 +205,6 @@ function runsOnEveryCall(node: SyntaxNode, fn: SyntaxNode): boolean {
 
 const SCOPES = new Set(['function_definition', 'lambda', 'class_definition']);
 const CONDITIONAL = new Set(['if_statement', 'elif_clause', 'while_statement', 'conditional_expression']);
-
-/** The names of a function's parameters. */
-function parameterNames(fn: SyntaxNode): Set<string> {
-  const names = new Set<string>();
-  for (const param of fieldOf(fn, 'parameters')?.children ?? []) {
-    const name =
-      param.type === 'identifier'
-        ? param
-        : (fieldOf(param, 'name') ?? param.children.find((c) => c.type === 'identifier'));
-    if (name?.type === 'identifier') names.add(name.text);
-  }
-  return names;
-}
 
 /** The outermost node under `root` spanning exactly `start`..`end`. */
 function nodeAt(

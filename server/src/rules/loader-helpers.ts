@@ -15,6 +15,7 @@ import {
 import type { FileModel } from '../analysis/file-model';
 import { assignmentsTo, lastAssignedValue } from '../analysis/assignment-index';
 import { perModel } from '../analysis/per-model';
+import { parameterList } from '../analysis/definitions';
 import type { TextEdit } from './types';
 
 /** A DataLoader built in the file: its name, its constructor call, and `pin_memory` (undefined when not a literal). */
@@ -142,16 +143,6 @@ function definingFunction(name: SyntaxNode): SyntaxNode | undefined {
   for (let current = name.parent; current; current = current.parent)
     if (current.type === 'function_definition') return isParameter(name) ? current : undefined;
   return undefined;
-}
-
-/** Parameter names of `fn` in order (`self` included; `*args`, `**kwargs` by their names). */
-function parameterList(fn: SyntaxNode): string[] {
-  const names: string[] = [];
-  for (const param of fieldOf(fn, 'parameters')?.children ?? []) {
-    const id = param.type === 'identifier' ? param : param.children.find((c) => c.type === 'identifier');
-    if (id) names.push(id.text);
-  }
-  return names;
 }
 
 function isParameter(name: SyntaxNode): boolean {
