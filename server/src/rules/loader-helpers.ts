@@ -140,20 +140,13 @@ const callsByCalleeName = perModel((model) => {
 
 /** The function whose parameter list binds `name` (the nearest enclosing one), if any. */
 function definingFunction(name: SyntaxNode): SyntaxNode | undefined {
-  for (let current = name.parent; current; current = current.parent)
-    if (current.type === 'function_definition') return isParameter(name) ? current : undefined;
-  return undefined;
+  return isParameter(name) ? enclosingFunction(name) : undefined;
 }
 
+/** Whether `name` is a parameter of its nearest enclosing function. */
 function isParameter(name: SyntaxNode): boolean {
-  for (let current = name.parent; current; current = current.parent) {
-    if (current.type !== 'function_definition') continue;
-    const params = fieldOf(current, 'parameters');
-    let found = false;
-    if (params) walk(params, (n) => void (n.type === 'identifier' && n.text === name.text && (found = true)));
-    return found;
-  }
-  return false;
+  const fn = enclosingFunction(name);
+  return !!fn && parameterList(fn).includes(name.text);
 }
 
 /** `pin_memory=` of a loader: a literal, or an argparse option's default (`pin_memory=args.pin_mem`). */
