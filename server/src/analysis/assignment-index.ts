@@ -4,6 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from './file-model';
 import { enclosingFunction, fieldOf } from './syntax-helpers';
+import { perModel } from './per-model';
 
 interface AssignmentIndex {
   /** Left-side text → the assignments with that left side, in document order. */
@@ -13,12 +14,8 @@ interface AssignmentIndex {
 }
 
 /** One index per model; the model (and its tree) never changes once built. */
-const indexes = new WeakMap<FileModel, AssignmentIndex>();
-
-function indexOf(model: FileModel): AssignmentIndex {
-  let index = indexes.get(model);
-  if (index) return index;
-  index = { byLeftText: new Map(), byScopeAndName: new Map() };
+const indexOf = perModel((model): AssignmentIndex => {
+  const index: AssignmentIndex = { byLeftText: new Map(), byScopeAndName: new Map() };
   for (const assignment of model.nodes.assignment) {
     const left = fieldOf(assignment, 'left');
     if (!left) continue;
@@ -29,9 +26,8 @@ function indexOf(model: FileModel): AssignmentIndex {
     if (!names) index.byScopeAndName.set(scope, (names = new Map()));
     pushTo(names, left.text, assignment);
   }
-  indexes.set(model, index);
   return index;
-}
+});
 
 function pushTo(map: Map<string, SyntaxNode[]>, key: string, value: SyntaxNode): void {
   const list = map.get(key);

@@ -10,12 +10,12 @@ import { isContiguous } from './strides';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
 import { reachingBinding, reachingParameter } from './reaching-definitions';
 import { attributesNamed, callsWithCallee } from './name-indexes';
+import { perModel } from './per-model';
 
 /** `none`: the file never calls the function; `contiguous`: every call passes a contiguous tensor; else `unknown`. */
 export type CallerContiguity = 'none' | 'contiguous' | 'unknown';
 
 const MAX_CALLER_DEPTH = 4;
-const identifiersOfModel = new WeakMap<FileModel, ReadonlyMap<string, SyntaxNode[]>>();
 const FRESH_FUNCTIONS = /^torch\.(matmul|bmm|mm|cat|stack|randn|rand|zeros|ones|empty|full|tensor)$/;
 
 /** What the file's callers of `fn` pass for `param`. */
@@ -93,21 +93,20 @@ function methodKind(fn: SyntaxNode): 'bound' | 'static' | 'function' {
 
 /** Every identifier of the file that is not an attribute name, by name (one walk per file). */
 function identifiersNamed(model: FileModel, name: string): readonly SyntaxNode[] {
-  let byName = identifiersOfModel.get(model);
-  if (!byName) {
-    const index = new Map<string, SyntaxNode[]>();
-    walk(model.root, (node) => {
-      if (node.type !== 'identifier') return;
-      if (node.parent?.type === 'attribute' && fieldOf(node.parent, 'attribute') === node) return;
-      const list = index.get(node.text);
-      if (list) list.push(node);
-      else index.set(node.text, [node]);
-    });
-    byName = index;
-    identifiersOfModel.set(model, byName);
-  }
-  return byName.get(name) ?? [];
+  return identifiersByName(model).get(name) ?? [];
 }
+
+const identifiersByName = perModel((model) => {
+  const index = new Map<string, SyntaxNode[]>();
+  walk(model.root, (node) => {
+    if (node.type !== 'identifier') return;
+    if (node.parent?.type === 'attribute' && fieldOf(node.parent, 'attribute') === node) return;
+    const list = index.get(node.text);
+    if (list) list.push(node);
+    else index.set(node.text, [node]);
+  });
+  return index;
+});
 
 /** A tensor that is certainly contiguous: a known layout, or a fresh result (`a @ b`, `.contiguous()`). */
 function knownContiguous(input: {

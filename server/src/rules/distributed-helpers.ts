@@ -25,25 +25,17 @@ export function calleeName(model: FileModel, call: SyntaxNode): string | undefin
  * the callee is local): `callsTo` runs for several rules, and a linear scan of this array is
  * much cheaper than resolving every call again (the resolve cache is as large as the tree).
  */
-const calleeNamesByModel = new WeakMap<FileModel, readonly string[]>();
-
 /** The qualified callee name of each of `model.nodes.call` (same order; '' for a local callee). */
-export function calleeNames(model: FileModel): readonly string[] {
-  let names = calleeNamesByModel.get(model);
-  if (!names) {
-    names = model.nodes.call.map((call) => calleeName(model, call) ?? '');
-    calleeNamesByModel.set(model, names);
-  }
-  return names;
-}
+export const calleeNames = perModel((model): readonly string[] =>
+  model.nodes.call.map((call) => calleeName(model, call) ?? ''),
+);
 
 /** Model → pattern → the calls `callsTo` found (rules and helpers ask with the same module-level patterns). */
-const callsToByModel = new WeakMap<FileModel, Map<RegExp, readonly SyntaxNode[]>>();
+const callsToByPattern = perModel(() => new Map<RegExp, readonly SyntaxNode[]>());
 
 /** Every call whose callee resolves to a qualified name matching `pattern` (a pattern without the `g` flag). */
 export function callsTo(model: FileModel, pattern: RegExp): readonly SyntaxNode[] {
-  let byPattern = callsToByModel.get(model);
-  if (!byPattern) callsToByModel.set(model, (byPattern = new Map()));
+  const byPattern = callsToByPattern(model);
   let calls = byPattern.get(pattern);
   if (!calls) {
     const names = calleeNames(model);
@@ -68,15 +60,8 @@ export interface Wrap {
   inner?: SyntaxNode;
 }
 
-/** Model → its wraps: three rules ask, and each answer resolves every call of the file. */
-const wrapsByModel = new WeakMap<FileModel, readonly Wrap[]>();
-
-/** Every DDP / FSDP wrapping call of the file (computed once per model). */
-export function wrapsOf(model: FileModel): readonly Wrap[] {
-  let wraps = wrapsByModel.get(model);
-  if (!wraps) wrapsByModel.set(model, (wraps = findWraps(model)));
-  return wraps;
-}
+/** Every DDP / FSDP wrapping call of the file (computed once per model: three rules ask). */
+export const wrapsOf = perModel((model): readonly Wrap[] => findWraps(model));
 
 function findWraps(model: FileModel): Wrap[] {
   const wraps: Wrap[] = [];

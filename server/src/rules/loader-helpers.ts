@@ -16,6 +16,7 @@ import type { FileModel } from '../analysis/file-model';
 import { assignmentsTo, lastAssignedValue } from '../analysis/assignment-index';
 import { perModel } from '../analysis/per-model';
 import { parameterList } from '../analysis/definitions';
+import { callsWithCallee } from '../analysis/name-indexes';
 import type { TextEdit } from './types';
 
 /** A DataLoader built in the file: its name, its constructor call, and `pin_memory` (undefined when not a literal). */
@@ -86,14 +87,14 @@ function unpackedFrom(model: FileModel, use: SyntaxNode): SyntaxNode | undefined
  */
 function onlyLoaderOfFile(model: FileModel, iterable: SyntaxNode, depth = 0): LoaderFacts | undefined {
   if (iterable.type !== 'identifier' || depth > 2) return undefined;
-  const fn = definingFunction(iterable);
+  const fn = enclosingFunction(iterable);
   const name = fn && fieldOf(fn, 'name')?.text;
-  if (!fn || !name) return undefined;
-  const parameters = parameterList(fn);
+  const parameters = fn ? parameterList(fn) : [];
   const index = parameters.indexOf(iterable.text);
-  if (index < 0) return undefined;
+  if (!name || index < 0) return undefined;
   let found: LoaderFacts | undefined;
-  for (const call of callsByCalleeName(model).get(name) ?? []) {
+  const calls = [...callsWithCallee(model, name), ...callsWithCallee(model, `self.${name}`)];
+  for (const call of calls.sort((a, b) => a.startIndex - b.startIndex)) {
     if (hasSplat(call)) return undefined;
     const method = fieldOf(call, 'function')?.type === 'attribute';
     const position = index - (method && parameters[0] === 'self' ? 1 : 0);
@@ -117,30 +118,6 @@ function passedLoader(model: FileModel, arg: SyntaxNode, depth: number): LoaderF
       : undefined;
   if (node.type !== 'identifier' && node.type !== 'attribute') return undefined;
   return loaderConstruction(model, node) ?? onlyLoaderOfFile(model, node, depth + 1);
-}
-
-/** Calls of the file by the last name of their callee (`f(...)`, `self.f(...)`). */
-const callsByCalleeName = perModel((model) => {
-  const byName = new Map<string, SyntaxNode[]>();
-  for (const call of model.nodes.call) {
-    const callee = fieldOf(call, 'function');
-    const name =
-      callee?.type === 'identifier'
-        ? callee.text
-        : callee?.type === 'attribute' && fieldOf(callee, 'object')?.text === 'self'
-          ? fieldOf(callee, 'attribute')?.text
-          : undefined;
-    if (!name) continue;
-    const list = byName.get(name);
-    if (list) list.push(call);
-    else byName.set(name, [call]);
-  }
-  return byName;
-});
-
-/** The function whose parameter list binds `name` (the nearest enclosing one), if any. */
-function definingFunction(name: SyntaxNode): SyntaxNode | undefined {
-  return isParameter(name) ? enclosingFunction(name) : undefined;
 }
 
 /** Whether `name` is a parameter of its nearest enclosing function. */

@@ -15,6 +15,7 @@ import {
 } from '../analysis/syntax-helpers';
 import { bindingsInScope, reachingBinding } from '../analysis/reaching-definitions';
 import { callsTo } from './distributed-helpers';
+import { perModel } from '../analysis/per-model';
 
 /** Methods whose result holds no autograd graph (detached, host values, integer outputs). */
 const GRAPH_FREE_METHODS = new Set(
@@ -197,41 +198,29 @@ export function isModuleClass(model: FileModel, cls: SyntaxNode, seen = new Set<
   return false;
 }
 
-const classesByNameOfModel = new WeakMap<FileModel, Map<string, SyntaxNode>>();
-
 /** Per model: class name → its first definition in the file. */
-function classesByName(model: FileModel): Map<string, SyntaxNode> {
-  let byName = classesByNameOfModel.get(model);
-  if (!byName) {
-    byName = new Map();
-    for (const cls of model.nodes.class_definition) {
-      const name = fieldOf(cls, 'name')?.text;
-      if (name !== undefined && !byName.has(name)) byName.set(name, cls);
-    }
-    classesByNameOfModel.set(model, byName);
+const classesByName = perModel((model) => {
+  const byName = new Map<string, SyntaxNode>();
+  for (const cls of model.nodes.class_definition) {
+    const name = fieldOf(cls, 'name')?.text;
+    if (name !== undefined && !byName.has(name)) byName.set(name, cls);
   }
   return byName;
-}
-
-const containerCallsOfModel = new WeakMap<FileModel, Map<SyntaxNode, SyntaxNode[]>>();
+});
 
 /** Per model: each class → the `ModuleList` / `Sequential` calls inside it (nested classes included), in document order. */
-function containerCallsByClass(model: FileModel): Map<SyntaxNode, SyntaxNode[]> {
-  let byClass = containerCallsOfModel.get(model);
-  if (!byClass) {
-    byClass = new Map();
-    for (const call of callsTo(model, BLOCK_CONTAINER)) {
-      for (let current = call.parent; current; current = current.parent) {
-        if (current.type !== 'class_definition') continue;
-        const calls = byClass.get(current);
-        if (calls) calls.push(call);
-        else byClass.set(current, [call]);
-      }
+const containerCallsByClass = perModel((model) => {
+  const byClass = new Map<SyntaxNode, SyntaxNode[]>();
+  for (const call of callsTo(model, BLOCK_CONTAINER)) {
+    for (let current = call.parent; current; current = current.parent) {
+      if (current.type !== 'class_definition') continue;
+      const calls = byClass.get(current);
+      if (calls) calls.push(call);
+      else byClass.set(current, [call]);
     }
-    containerCallsOfModel.set(model, byClass);
   }
   return byClass;
-}
+});
 
 /** Attribute names holding ≥ 8 repeated blocks (or a config-sized stack), with their depth as text. */
 export function blockStacks(model: FileModel, cls: SyntaxNode): Map<string, string> {

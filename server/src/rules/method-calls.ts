@@ -3,25 +3,19 @@
 import type { FileModel } from '../analysis/file-model';
 import { methodCall } from '../analysis/syntax-helpers';
 import type { SyntaxNode } from '../parse/syntax';
+import { perModel } from '../analysis/per-model';
 
-const callsByMethodOfModel = new WeakMap<FileModel, ReadonlyMap<string, readonly SyntaxNode[]>>();
-
-function callsByMethod(model: FileModel): ReadonlyMap<string, readonly SyntaxNode[]> {
-  let byMethod = callsByMethodOfModel.get(model);
-  if (!byMethod) {
-    const grouped = new Map<string, SyntaxNode[]>();
-    for (const call of model.nodes.call) {
-      const name = methodCall(call)?.name;
-      if (name === undefined) continue;
-      const calls = grouped.get(name);
-      if (calls) calls.push(call);
-      else grouped.set(name, [call]);
-    }
-    byMethod = grouped;
-    callsByMethodOfModel.set(model, byMethod);
+const callsByMethod = perModel((model): ReadonlyMap<string, readonly SyntaxNode[]> => {
+  const grouped = new Map<string, SyntaxNode[]>();
+  for (const call of model.nodes.call) {
+    const name = methodCall(call)?.name;
+    if (name === undefined) continue;
+    const calls = grouped.get(name);
+    if (calls) calls.push(call);
+    else grouped.set(name, [call]);
   }
-  return byMethod;
-}
+  return grouped;
+});
 
 /** Every `x.name(...)` call of the file (any receiver), in document order. */
 export function callsToMethod(model: FileModel, name: string): readonly SyntaxNode[] {

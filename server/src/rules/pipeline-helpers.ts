@@ -13,6 +13,7 @@ import {
 } from '../analysis/syntax-helpers';
 import { assignmentsTo } from '../analysis/assignment-index';
 import { calleeName, callsTo, rootIdentifier, targetNames } from './distributed-helpers';
+import { perModel } from '../analysis/per-model';
 
 /** A `for` loop over a loader-like iterable. */
 export interface LoaderLoop {
@@ -103,16 +104,7 @@ export function isCudaDevice(model: FileModel, device: SyntaxNode): boolean {
 }
 
 /** Per model: whether the text mentions `cuda` or `nccl` (a scan of the whole file, so run once). */
-const cudaMentioned = new WeakMap<FileModel, boolean>();
-
-function mentionsCudaOrNccl(model: FileModel): boolean {
-  let mentioned = cudaMentioned.get(model);
-  if (mentioned === undefined) {
-    mentioned = /cuda|nccl/.test(model.source.text);
-    cudaMentioned.set(model, mentioned);
-  }
-  return mentioned;
-}
+const mentionsCudaOrNccl = perModel((model) => /cuda|nccl/.test(model.source.text));
 
 /** The precision an autocast call selects. */
 export type AutocastPrecision = 'fp16' | 'bf16' | 'other' | 'unknown' | 'disabled';

@@ -7,6 +7,7 @@ import type { Fix, Rule } from './types';
 import type { FileModel } from '../analysis/file-model';
 import { sl301Text } from './messages/sl2-sl3';
 import { checkpointedElsewhere } from './checkpointing-elsewhere';
+import { perModel } from '../analysis/per-model';
 
 /**
  * A deep model loops over its blocks with no activation checkpointing anywhere in the file.
@@ -98,21 +99,15 @@ export const sl301: Rule = {
 };
 
 /** Per model: whether any identifier is spelled `checkpoint` (asked once per finding; a whole-tree walk). */
-const checkpointNameCache = new WeakMap<FileModel, boolean>();
-
-function mentionsCheckpointName(model: FileModel): boolean {
-  let found = checkpointNameCache.get(model);
-  if (found === undefined) {
-    found = false;
-    walk(model.root, (n) => {
-      // NOTE: the length test first: reading `text` slices the document.
-      if (!found && n.type === 'identifier' && n.endIndex - n.startIndex === 10 && n.text === 'checkpoint')
-        found = true;
-    });
-    checkpointNameCache.set(model, found);
-  }
+const mentionsCheckpointName = perModel((model) => {
+  let found = false;
+  walk(model.root, (n) => {
+    // NOTE: the length test first: reading `text` slices the document.
+    if (!found && n.type === 'identifier' && n.endIndex - n.startIndex === 10 && n.text === 'checkpoint')
+      found = true;
+  });
   return found;
-}
+});
 
 /** `x = block(x)` → `x = checkpoint(block, x, use_reentrant=False)`, importing `checkpoint` if needed. */
 function checkpointFix(model: FileModel, call: SyntaxNode | undefined): Fix[] {

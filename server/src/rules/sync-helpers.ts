@@ -5,6 +5,7 @@ import type { FileModel } from '../analysis/file-model';
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { lastAssignedValue } from '../analysis/assignment-index';
+import { perModel } from '../analysis/per-model';
 
 export { lastAssignedValue } from '../analysis/assignment-index';
 
@@ -60,16 +61,9 @@ function bindingIterable(name: SyntaxNode): SyntaxNode | undefined {
 }
 
 /** Per model: whether the file sets a default device (a regex over the whole text, so run once). */
-const defaultDeviceSet = new WeakMap<FileModel, boolean>();
-
-function setsDefaultDevice(model: FileModel): boolean {
-  let sets = defaultDeviceSet.get(model);
-  if (sets === undefined) {
-    sets = /\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(model.source.text);
-    defaultDeviceSet.set(model, sets);
-  }
-  return sets;
-}
+const setsDefaultDevice = perModel((model) =>
+  /\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(model.source.text),
+);
 
 /** Whether `node` is a tensor that may live on the GPU: a tensor not shown to be on the host. */
 export function isDeviceTensor(model: FileModel, node: SyntaxNode): boolean {
@@ -129,16 +123,9 @@ export function builtinCall(
 }
 
 /** Per model: the names of the functions defined in the file (asked once per builtin call). */
-const functionNames = new WeakMap<FileModel, Set<string | undefined>>();
-
-function definedFunctionNames(model: FileModel): Set<string | undefined> {
-  let names = functionNames.get(model);
-  if (!names) {
-    names = new Set(model.nodes.function_definition.map((fn) => fieldOf(fn, 'name')?.text));
-    functionNames.set(model, names);
-  }
-  return names;
-}
+const definedFunctionNames = perModel(
+  (model) => new Set(model.nodes.function_definition.map((fn) => fieldOf(fn, 'name')?.text)),
+);
 
 /** The text of a plain string literal (`'cpu'`), or undefined. */
 export function stringLiteral(node: SyntaxNode | undefined): string | undefined {
