@@ -5,6 +5,7 @@ import type { Parser } from 'web-tree-sitter';
 import { parseSource, type ParsedSource } from './parse/parser';
 import { buildFileModel, mayUseTorch, type FileModel } from './analysis/file-model';
 import { runRules } from './rules/engine';
+import type { KindCarry } from './analysis/kind-carry';
 import type { Settings } from './config/settings';
 import type { Finding } from './rules/types';
 import type { WorkspaceFiles } from './modules/workspace-files';
@@ -38,6 +39,8 @@ export function analyzeText(input: {
    * cannot have any (see `mayUseTorch`), so it is not parsed and has no model.
    */
   findingsOnly?: boolean;
+  /** The document's kind-inference memo (the server's open documents), carried across versions. */
+  carry?: KindCarry;
 }): FileAnalysis {
   const { parser, text, filePath, settings } = input;
   const parse = input.parse ?? ((source: string) => parseSource(parser, source));
@@ -54,7 +57,7 @@ export function analyzeText(input: {
   if (input.findingsOnly && !mayUseTorch(text)) return { model: undefined, findings: [], failures: [] };
   let model: FileModel;
   try {
-    model = buildFileModel({ parsed: parse(text), filePath });
+    model = buildFileModel({ parsed: parse(text), filePath, carry: input.carry });
   } catch (error) {
     return {
       model: undefined,

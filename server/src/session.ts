@@ -6,6 +6,7 @@ import type { Parser } from 'web-tree-sitter';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
 import type { TextDocumentsConfiguration } from 'vscode-languageserver';
 import { DocumentTrees, type TextEdit } from './parse/incremental';
+import { KindCarry } from './analysis/kind-carry';
 import { URI } from 'vscode-uri';
 import { analyzeText, type FileAnalysis } from './analyzer';
 import { mergeSettings, type PartialSettings, type Settings } from './config/settings';
@@ -21,6 +22,8 @@ interface CachedAnalysis {
 /** Open-document analyses and effective settings. */
 export class Session {
   private readonly cache = new Map<string, CachedAnalysis>();
+  /** Each open document's kind-inference memo, carried from one version to the next. */
+  private readonly carries = new Map<string, KindCarry>();
   /**
    * Effective settings per document URI. Every keystroke and every hover asks for them, and
    * computing them walks up the folders looking for pyproject.toml; they change only with
@@ -78,6 +81,7 @@ export class Session {
   forget(uri: string): void {
     this.trees.forget(uri);
     this.cache.delete(uri);
+    this.carries.delete(uri);
     this.settingsCache.delete(uri);
   }
 
@@ -113,6 +117,12 @@ export class Session {
     return files && root ? { files, root } : undefined;
   }
 
+  private carryFor(uri: string): KindCarry {
+    let carry = this.carries.get(uri);
+    if (!carry) this.carries.set(uri, (carry = new KindCarry()));
+    return carry;
+  }
+
   /** The analysis of a document's current version (computed once per version and settings). */
   analyse(document: TextDocument): FileAnalysis {
     const settings = this.settingsFor(document.uri);
@@ -125,6 +135,7 @@ export class Session {
       settings,
       parse: (text) => this.trees.parse(document.uri, text),
       workspace: this.workspaceFor(document.uri),
+      carry: this.carryFor(document.uri),
     });
     this.cache.set(document.uri, { version: document.version, settings, analysis });
     return analysis;

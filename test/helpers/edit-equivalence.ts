@@ -12,6 +12,9 @@ import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
 import { repoRoot } from './paths';
 
+/** A script whose loaders are known by name only (weak tensor facts). */
+export const LOADER_HELPERS = 'test/fixtures/edits/loader_helpers.py';
+
 /** Training scripts and models written like real ones: generated files, the examples, model fixtures. */
 export function realLikeFiles(): { name: string; text: string }[] {
   const checkedIn = [
@@ -28,10 +31,15 @@ export function realLikeFiles(): { name: string; text: string }[] {
       name: `generated seed ${seed}`,
       text: generateTrainingFile({ lines: 160, seed }),
     })),
+    // Loaders known by name only: the tensor-evidence calls a carried function makes again.
+    { name: LOADER_HELPERS, text: readFileSync(join(repoRoot, LOADER_HELPERS), 'utf8') },
   ];
 }
 
-/** Everything compared: the lowered tree and its by-type index, the syntax-error flag, findings and failures. */
+/**
+ * Everything compared: the lowered tree and its by-type index, each node's kind (and the
+ * name its tensor fact rests on, if only a name), the syntax-error flag, findings and failures.
+ */
 export function signature(analysis: FileAnalysis): string {
   const model = analysis.model;
   const nodes: string[] = [];
@@ -42,8 +50,9 @@ export function signature(analysis: FileAnalysis): string {
     const stack: SyntaxNode[] = [model.root];
     while (stack.length) {
       const node = stack.pop()!;
+      const weak = model.weakTensorSource(node) ?? '';
       nodes.push(
-        `${node.id}:${node.type}:${node.field}:${node.startIndex}-${node.endIndex}:${node.operator ?? ''}`,
+        `${node.id}:${node.type}:${node.field}:${node.startIndex}-${node.endIndex}:${node.operator ?? ''}:${model.kindOf(node)}:${weak}`,
       );
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
     }
@@ -85,10 +94,12 @@ export function runEditEquivalence(input: {
   edits: number;
   seed: number;
   episodeLength?: number;
+  /** Only the real-like files with these names (all by default). */
+  only?: readonly string[];
 }): EquivalenceRun {
   const { parser, edits, seed } = input;
   const episodeLength = input.episodeLength ?? 200;
-  const files = realLikeFiles();
+  const files = realLikeFiles().filter((file) => !input.only || input.only.includes(file.name));
   const session = new Session(parser, () => []);
   session.setEditorSettings({});
   const documents = editTrackingDocuments(() => session);

@@ -9,6 +9,7 @@ import { generateTrainingFile } from './generate';
 import { PublishWatcher } from './lsp-timing';
 import { median, nowMs, percentile, round } from './stats';
 import { processParseCounts } from '../../server/src/parse/incremental';
+import { kindCarryCounts } from '../../server/src/analysis/kind-carry';
 
 const FAST_SETTINGS = { diagnostics: { debounceMs: 0 } };
 
@@ -25,6 +26,9 @@ export interface EditLatency {
   /** Versions re-parsed from the previous tree / parsed fresh (syntax errors, first open). */
   incrementalParses?: number;
   freshParses?: number;
+  /** Function analyses (per function and round) carried from the previous version / walked again. */
+  carriedFunctions?: number;
+  walkedFunctions?: number;
 }
 
 /** Hover latency. */
@@ -105,6 +109,7 @@ export async function measureEditLatency(input: {
     await client.open(uri, text);
     await watcher.waitFor(uri, 1);
     const before = { ...processParseCounts };
+    const carriedBefore = { ...kindCarryCounts };
     const samples: number[] = [];
     const sites = keystrokeSites(text, keystroke, Math.ceil(edits / 2));
     const typed = keystroke === 'comment' ? '#' : 'q';
@@ -138,6 +143,8 @@ export async function measureEditLatency(input: {
         : {
             incrementalParses: processParseCounts.incremental - before.incremental,
             freshParses: processParseCounts.fresh - before.fresh,
+            carriedFunctions: kindCarryCounts.carried - carriedBefore.carried,
+            walkedFunctions: kindCarryCounts.walked - carriedBefore.walked,
           }),
     };
   } finally {

@@ -201,6 +201,7 @@ async function main(): Promise<void> {
           `first ${WARM_UP_EDITS} max`,
           're-parsed',
           'fresh',
+          'functions carried / walked',
         ],
         [
           ...latencies.map((l, i) => [
@@ -215,6 +216,7 @@ async function main(): Promise<void> {
             l.coldMaxMs,
             l.incrementalParses ?? '-',
             l.freshParses ?? '-',
+            l.carriedFunctions === undefined ? '-' : `${l.carriedFunctions} / ${l.walkedFunctions}`,
           ]),
           [
             `hover (${hover.answered} non-empty)`,
@@ -224,6 +226,7 @@ async function main(): Promise<void> {
             hover.requests,
             hover.p50Ms,
             hover.p95Ms,
+            '-',
             '-',
             '-',
             '-',

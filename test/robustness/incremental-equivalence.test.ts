@@ -1,13 +1,15 @@
 // The server's incremental path (tree-sitter edits + re-parse with the old tree, reused
 // analysis results) must give exactly what a fresh analysis gives: after each of 10,000
-// seeded random edits of real-like files, the lowered tree and the findings are compared
-// with a fresh analysis of the same text. A deliberately broken reuse must fail the check.
+// seeded random edits of real-like files, the lowered tree, every node's kind and the
+// findings are compared with a fresh analysis of the same text. A deliberately broken reuse
+// must fail the check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initParser } from '../../server/src/parse/parser';
 import { pointAt, setIncrementalFault, type IncrementalFault } from '../../server/src/parse/incremental';
 import { loweringReuseCounts } from '../../server/src/parse/lower-reuse';
-import { runEditEquivalence } from '../helpers/edit-equivalence';
+import { KindCarry, kindCarryCounts } from '../../server/src/analysis/kind-carry';
+import { LOADER_HELPERS, runEditEquivalence } from '../helpers/edit-equivalence';
 import { wasmDir } from '../helpers/paths';
 
 test(
@@ -16,6 +18,7 @@ test(
   async () => {
     const parser = await initParser({ wasmDir });
     const before = { ...loweringReuseCounts };
+    const carriedBefore = { ...kindCarryCounts };
     const run = runEditEquivalence({ parser, edits: 10_000, seed: 13 });
     const lowered = loweringReuseCounts.lowered - before.lowered;
     const reused = loweringReuseCounts.reused - before.reused;
@@ -30,8 +33,30 @@ test(
     assert.ok(run.incrementalParses >= 3_000, `only ${run.incrementalParses} incremental parses`);
     // And the incremental lowering must have moved most nodes rather than lowering them again.
     assert.ok(reused > 5 * lowered, `${reused} nodes reused, ${lowered} lowered again`);
+    // And more function analyses must have been carried from the previous version than
+    // walked again, though half the episodes are hostile random edits (syntax errors, changed
+    // signatures) after which every function is walked.
+    const carried = kindCarryCounts.carried - carriedBefore.carried;
+    const walked = kindCarryCounts.walked - carriedBefore.walked;
+    assert.ok(carried > walked, `${carried} function analyses carried, ${walked} walked`);
   },
 );
+
+// (The context check, which random edits rarely reach, has its own test: kind-carry.test.ts.)
+for (const fault of ['ignore-inputs', 'skip-evidence'] as const) {
+  test(`a broken carry of function analyses (${fault}) is caught`, { timeout: 300_000 }, async () => {
+    const parser = await initParser({ wasmDir });
+    KindCarry.fault = fault;
+    try {
+      // Weak tensor facts, which the evidence calls decide, are in the loader script only.
+      const only = fault === 'skip-evidence' ? [LOADER_HELPERS] : undefined;
+      const run = runEditEquivalence({ parser, edits: 2_000, seed: 7, only });
+      assert.ok(run.divergence, `${fault} went unnoticed over ${run.edits} edits`);
+    } finally {
+      KindCarry.fault = 'none';
+    }
+  });
+}
 
 for (const fault of ['skip-tree-edit', 'keep-errors', 'stale-offsets'] satisfies IncrementalFault[]) {
   test(`a broken reuse (${fault}) is caught`, { timeout: 300_000 }, async () => {

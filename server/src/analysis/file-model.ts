@@ -8,6 +8,7 @@ import type { Kind } from './kinds';
 import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
 import { inferValueKinds, type EntryCall } from './kind-inference';
 import { Suppressions } from './suppressions';
+import type { KindCarry } from './kind-carry';
 import type { GuardNote } from './role-guards';
 
 /** Node types indexed for the rules, so no rule walks the whole tree itself. */
@@ -89,6 +90,8 @@ export function buildFileModel(input: {
   filePath: string | null;
   /** Functions another file's hot step calls (with its argument kinds): analysed as hot. */
   entries?: readonly EntryCall[];
+  /** The document's kind-inference memo from its previous version (read and replaced). */
+  carry?: KindCarry;
 }): FileModel {
   const { root, hasError, byType, nodeCount } = input.parsed;
   const imports = collectImports(root);
@@ -97,7 +100,15 @@ export function buildFileModel(input: {
   // A function another file's step calls handles that file's tensors, imports or not.
   const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name)) || !!input.entries?.length;
   const facts = usesTorch
-    ? inferValueKinds({ root, nodeCount, imports, nodes, entries: input.entries })
+    ? inferValueKinds({
+        root,
+        nodeCount,
+        imports,
+        nodes,
+        entries: input.entries,
+        carry: input.carry,
+        hasSyntaxError: hasError,
+      })
     : undefined;
   const roles = new LoopRoles(
     nodes,

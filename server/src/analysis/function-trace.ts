@@ -1,14 +1,18 @@
 // What one analysis of a function read from the inference's shared state and what it
 // wrote there. The analysis is deterministic, so when a later round finds every input
-// unchanged it replays the writes instead of walking the function again: the kinds of the
-// function's own nodes are already recorded, and the outcome is the same as a re-walk.
+// unchanged it replays the writes instead of walking the function again, and the outcome
+// is the same as a re-walk. The trace also keeps the kinds the walk gave the function's own
+// nodes, so the next version of the document can replay it too (kind-carry.ts).
 import type { SyntaxNode } from '../parse/syntax';
 import { joinKinds, type Kind } from './kinds';
+import type { EvidenceCall, TensorEvidence } from './tensor-evidence';
 
 type Env = Map<string, Kind>;
 
 /** The state shared between functions, as the inference exposes it to a trace. */
 export interface SharedKindState {
+  /** Kind of each node of this tree, by id. */
+  readonly kinds: (Kind | undefined)[];
   readonly globals: Env;
   readonly classAttributes: Map<SyntaxNode, Env>;
   readonly returnKinds: Map<SyntaxNode, Kind>;
@@ -20,6 +24,12 @@ export interface SharedKindState {
   joinAttribute(cls: SyntaxNode, name: string, kind: Kind): void;
   /** Passes argument kinds from one call to the parameters of `fn`. */
   joinArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void;
+  /** Joins the element kinds of one `return a, b` of `fn` into its returned elements. */
+  joinReturnedElements(fn: SyntaxNode, kinds: readonly Kind[]): void;
+  /** Notes that a caller unpacked `fn`'s result before its elements were known. */
+  unpackedBeforeKnown(fn: SyntaxNode): void;
+  /** Records the kind of a node of this tree. */
+  setKind(node: SyntaxNode, kind: Kind): void;
 }
 
 /** One `self.name` attribute as this function saw it: what it wrote, and what each read returned. */
@@ -30,8 +40,13 @@ interface AttributeTrace {
 }
 
 type Write =
-  | { attribute: true; cls: SyntaxNode; name: string; kind: Kind }
-  | { attribute: false; fn: SyntaxNode; kinds: readonly (readonly [string, Kind])[] };
+  | { to: 'attribute'; cls: SyntaxNode; name: string; kind: Kind }
+  | { to: 'arguments'; fn: SyntaxNode; kinds: readonly (readonly [string, Kind])[] }
+  | { to: 'elements'; fn: SyntaxNode; kinds: readonly Kind[] }
+  | { to: 'unpacked'; fn: SyntaxNode };
+
+/** Maps a function or class node of the trace's version to the same definition in another. */
+export type NodeMap = (node: SyntaxNode) => SyntaxNode | undefined;
 
 /** Reads (values at first touch) and writes (in order) of one analysis of `fn`. */
 export class FunctionTrace {
@@ -40,12 +55,57 @@ export class FunctionTrace {
   private readonly returns = new Map<SyntaxNode, Kind | undefined>();
   private readonly elements = new Map<SyntaxNode, readonly Kind[] | undefined>();
   private readonly writes: Write[] = [];
+  /** The nodes of the function the walk gave a kind, and those kinds, in the walk's order. */
+  private kindNodes: SyntaxNode[] = [];
+  private kindValues: Kind[] = [];
+  /** The walk's tensor-evidence calls, and how many kinds it had written before each. */
+  private evidenceCalls: EvidenceCall[] = [];
+  private evidenceAt: number[] = [];
   result: Kind = 'unknown';
 
   constructor(
     readonly fn: SyntaxNode,
     private readonly parameters: Env,
   ) {}
+
+  /**
+   * The same trace for another version of the document, whose definitions `map` gives;
+   * undefined when it names a definition that version lacks.
+   */
+  translated(map: NodeMap): FunctionTrace | undefined {
+    const copy = new FunctionTrace(this.fn, this.parameters);
+    let missing = false;
+    const to = (node: SyntaxNode): SyntaxNode => {
+      const mapped = map(node);
+      if (!mapped) missing = true;
+      return mapped ?? node;
+    };
+    for (const [name, value] of this.globals) copy.globals.set(name, value);
+    for (const [cls, byName] of this.attributes) copy.attributes.set(to(cls), byName);
+    for (const [fn, value] of this.returns) copy.returns.set(to(fn), value);
+    for (const [fn, value] of this.elements) copy.elements.set(to(fn), value);
+    for (const write of this.writes)
+      copy.writes.push(
+        write.to === 'attribute' ? { ...write, cls: to(write.cls) } : { ...write, fn: to(write.fn) },
+      );
+    // Shared, not copied: a trace's kinds are final once its walk ends.
+    copy.kindNodes = this.kindNodes;
+    copy.kindValues = this.kindValues;
+    copy.evidenceCalls = this.evidenceCalls;
+    copy.evidenceAt = this.evidenceAt;
+    copy.result = this.result;
+    return missing ? undefined : copy;
+  }
+
+  wroteKind(node: SyntaxNode, kind: Kind): void {
+    this.kindNodes.push(node);
+    this.kindValues.push(kind);
+  }
+
+  calledEvidence(call: EvidenceCall): void {
+    this.evidenceCalls.push(call);
+    this.evidenceAt.push(this.kindNodes.length);
+  }
 
   readGlobal(state: SharedKindState, name: string): Kind | undefined {
     const value = state.globals.get(name);
@@ -75,7 +135,15 @@ export class FunctionTrace {
 
   wroteAttribute(cls: SyntaxNode, name: string, kind: Kind): void {
     this.attribute(cls, name).writes.push(kind);
-    this.writes.push({ attribute: true, cls, name, kind });
+    this.writes.push({ to: 'attribute', cls, name, kind });
+  }
+
+  wroteElements(fn: SyntaxNode, kinds: readonly Kind[]): void {
+    this.writes.push({ to: 'elements', fn, kinds });
+  }
+
+  unpacked(fn: SyntaxNode): void {
+    this.writes.push({ to: 'unpacked', fn });
   }
 
   private attribute(cls: SyntaxNode, name: string): AttributeTrace {
@@ -87,7 +155,7 @@ export class FunctionTrace {
   }
 
   passedArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void {
-    this.writes.push({ attribute: false, fn, kinds });
+    this.writes.push({ to: 'arguments', fn, kinds });
   }
 
   /** Whether a new analysis of the function would read exactly what this one read. */
@@ -108,10 +176,35 @@ export class FunctionTrace {
   /** Applies this analysis's writes again, in their order, and its return kind. */
   replay(state: SharedKindState): void {
     for (const write of this.writes) {
-      if (write.attribute) state.joinAttribute(write.cls, write.name, write.kind);
-      else state.joinArguments(write.fn, write.kinds);
+      if (write.to === 'attribute') state.joinAttribute(write.cls, write.name, write.kind);
+      else if (write.to === 'arguments') state.joinArguments(write.fn, write.kinds);
+      else if (write.to === 'elements') state.joinReturnedElements(write.fn, write.kinds);
+      else state.unpackedBeforeKnown(write.fn);
     }
     state.returnKinds.set(this.fn, this.result);
+  }
+
+  /**
+   * Replays a trace of the previous version (whose inputs read the same now): the kinds of
+   * the function's nodes and its tensor-evidence calls in the walk's order (the calls read
+   * those kinds), then the other writes. False, with nothing changed, when an evidence call
+   * reads a different name guess than it did then.
+   */
+  replayCarried(state: SharedKindState, evidence: TensorEvidence | undefined, map: NodeMap): boolean {
+    const before: (Kind | undefined)[] = [];
+    const writeKinds = (count: number) => {
+      for (let i = before.length; i < count; i++) {
+        before.push(state.kinds[this.kindNodes[i].id]);
+        state.kinds[this.kindNodes[i].id] = this.kindValues[i];
+      }
+    };
+    if (evidence && !evidence.redoAll(this.evidenceCalls, map, (i) => writeKinds(this.evidenceAt[i]))) {
+      for (let i = before.length - 1; i >= 0; i--) state.kinds[this.kindNodes[i].id] = before[i];
+      return false;
+    }
+    writeKinds(this.kindNodes.length);
+    this.replay(state);
+    return true;
   }
 }
 

@@ -36,6 +36,11 @@ export class ImportTable {
     this.names = [];
   }
 
+  /** Every binding, as one string: two tables with the same fingerprint resolve alike. */
+  fingerprint(): string {
+    return JSON.stringify([[...this.aliases], this.starModules]);
+  }
+
   /** The qualified name a local name was imported as, if any. */
   lookup(local: string): string | undefined {
     return this.aliases.get(local);

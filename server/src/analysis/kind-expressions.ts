@@ -70,6 +70,13 @@ export abstract class ExpressionKinds implements SharedKindState {
   abstract joinArguments(fn: SyntaxNode, kinds: readonly (readonly [string, Kind])[]): void;
   abstract startParameters(fn: SyntaxNode): ReadonlyMap<string, Kind>;
   abstract joinAttribute(cls: SyntaxNode, name: string, kind: Kind): void;
+  abstract joinReturnedElements(fn: SyntaxNode, kinds: readonly Kind[]): void;
+  abstract unpackedBeforeKnown(fn: SyntaxNode): void;
+
+  setKind(node: SyntaxNode, kind: Kind): void {
+    this.kinds[node.id] = kind;
+    this.trace?.wroteKind(node, kind);
+  }
 
   /** Evaluates an expression's kind and records it for every sub-expression visited. */
   expr(node: SyntaxNode, env: Env): Kind {
@@ -77,7 +84,7 @@ export abstract class ExpressionKinds implements SharedKindState {
     this.depth++;
     try {
       const kind = this.exprKind(node, env);
-      this.kinds[node.id] = kind;
+      this.setKind(node, kind);
       return kind;
     } finally {
       this.depth--;

@@ -12,7 +12,15 @@ import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
 import { TensorEvidence, type NameGuess } from './tensor-evidence';
-import { FunctionTrace, type SharedKindState } from './function-trace';
+import {
+  KindCarry,
+  kindCarryCounts,
+  definitionMap,
+  definitionNodes,
+  kindContext,
+  type KindMemo,
+} from './kind-carry';
+import { FunctionTrace, type NodeMap, type SharedKindState } from './function-trace';
 import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
 
@@ -49,10 +57,25 @@ export function inferValueKinds(input: {
   replay?: boolean;
   /** Functions called from another file, with the kinds of the arguments that call passes. */
   entries?: readonly EntryCall[];
+  /** The document's memo from its previous version (read and replaced), if it has one. */
+  carry?: KindCarry;
+  hasSyntaxError?: boolean;
 }): ValueFacts {
-  const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
-  for (const entry of input.entries ?? []) inference.seedEntry(entry);
-  inference.run(input.replay ?? true);
+  const replay = input.replay ?? true;
+  const infer = (carry: KindCarry | undefined) => {
+    const run = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
+    for (const entry of input.entries ?? []) run.seedEntry(entry);
+    run.run(replay, carry);
+    return run;
+  };
+  const inference = infer(replay ? input.carry : undefined);
+  if (input.carry) {
+    kindCarryCounts.carried += inference.carriedCount;
+    kindCarryCounts.walked += inference.walkedCount;
+    // A version with a syntax error is lowered afresh and its nodes are not reused by the
+    // next one: the memo before it stays.
+    if (!input.hasSyntaxError) input.carry.memo = inference.memo();
+  }
   return {
     kinds: inference.kinds,
     moduleClasses: inference.definitions.moduleClasses,
@@ -76,6 +99,16 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private elementsLearnedLate = false;
   private readonly evidence: Map<SyntaxNode, Map<string, Kind>>;
   readonly tensorEvidence: TensorEvidence;
+  /** The trace each function ended each round with (the next version's memo). */
+  private readonly roundTraces: [Map<SyntaxNode, FunctionTrace>, Map<SyntaxNode, FunctionTrace>] = [
+    new Map(),
+    new Map(),
+  ];
+  private readonly carriedFirstRound = new Set<SyntaxNode>();
+  carriedCount = 0;
+  walkedCount = 0;
+  private context = '';
+  private definitionList: readonly SyntaxNode[] = [];
 
   constructor(
     private readonly root: SyntaxNode,
@@ -96,10 +129,13 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     return (scope && this.evidence.get(scope)?.get(text)) ?? this.evidence.get(this.root)?.get(text);
   }
 
-  run(replay: boolean): void {
+  run(replay: boolean, carry?: KindCarry): void {
+    this.definitionList = definitionNodes(this.definitions.functionNodes, this.nodes.class_definition);
+    this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
+    const fromPrevious = definitionMap(carry?.memo, this.context, this.definitionList, this.root);
     for (let round = 0; round < 2; round++) {
-      // NOTE: traces do not record tuple-element returns; when a caller unpacked a function's
-      // tuple before its elements were known, round two re-walks instead of replaying.
+      // NOTE: when a caller unpacked a function's tuple before its elements were known, round
+      // two re-walks instead of replaying.
       const useReplay = replay && !this.elementsLearnedLate;
       this.elementsLearnedLate = false;
       this.firstRound = round === 0;
@@ -107,15 +143,49 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       for (const fn of this.definitions.functionNodes) {
         const previous = useReplay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
-        else this.analyseFunction(fn);
+        else if (!(fromPrevious && this.carryFunction(fn, round, carry!.memo!, fromPrevious)))
+          this.analyseFunction(fn);
+        this.roundTraces[round].set(fn, this.traces.get(fn)!);
       }
     }
   }
 
+  /**
+   * Replays the previous version's analysis of `fn` in this round, when `fn` is unchanged
+   * (the same lowered node) and the trace's inputs read the same. In round two the function
+   * must have been carried in round one too: its nodes' kinds are then those the trace's
+   * walk started from.
+   */
+  private carryFunction(fn: SyntaxNode, round: number, memo: KindMemo, map: NodeMap): boolean {
+    if (!memo.rounds[round].has(fn) || (round === 1 && !this.carriedFirstRound.has(fn))) return false;
+    const trace = memo.rounds[round].get(fn)!.translated(map);
+    if (!trace || (KindCarry.fault !== 'ignore-inputs' && !trace.inputsUnchanged(this))) return false;
+    const evidence = KindCarry.fault === 'skip-evidence' ? undefined : this.tensorEvidence;
+    if (!trace.replayCarried(this, evidence, map)) return false;
+    this.traces.set(fn, trace);
+    if (round === 0) this.carriedFirstRound.add(fn);
+    this.carriedCount++;
+    return true;
+  }
+
+  /** What this version leaves for the next one. */
+  memo(): KindMemo {
+    return {
+      context: this.context,
+      definitions: this.definitionList,
+      root: this.root,
+      rounds: this.roundTraces,
+    };
+  }
+
   private analyseFunction(fn: SyntaxNode): void {
+    this.walkedCount++;
     const env: Env = new Map(this.startParameters(fn));
     const trace = new FunctionTrace(fn, new Map(env));
+    // The elements its returns join into are an input: round two starts from round one's.
+    trace.readElements(this, fn);
     this.trace = trace;
+    this.tensorEvidence.recorder = (call) => trace.calledEvidence(call);
     const returns: Kind[] = [];
     this.currentReturns = returns;
     const outer = this.currentFunction;
@@ -124,6 +194,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     this.currentFunction = outer;
     this.currentReturns = undefined;
     this.trace = undefined;
+    this.tensorEvidence.recorder = undefined;
     trace.result = returns.reduce<Kind | undefined>((a, b) => joinKinds(a, b), undefined) ?? 'none';
     this.returnKinds.set(fn, trace.result);
     this.traces.set(fn, trace);
@@ -233,7 +304,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     const node = unwrap(target);
     if (node.type === 'identifier') {
       env.set(node.text, kind);
-      this.kinds[node.id] = kind;
+      this.setKind(node, kind);
       if (kind === 'tensor' || kind === 'loader')
         this.tensorEvidence.assigned(node, value ? this.tensorEvidence.sourceOf(value) : source);
     } else if (
@@ -258,7 +329,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
         this.trace?.wroteAttribute(cls, name, kind);
         this.joinAttribute(cls, name, kind);
       }
-      this.kinds[node.id] = kind;
+      this.setKind(node, kind);
     } else if (node.type === 'subscript' || node.type === 'attribute') {
       this.expr(node, env);
     }
@@ -267,12 +338,24 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private noteReturnedElements(fn: SyntaxNode, value: SyntaxNode): void {
     const node = unwrap(value);
     if (node.type !== 'tuple' && node.type !== 'expression_list') return;
-    const kinds = node.children.map((c) => this.kinds[c.id] ?? 'unknown');
+    this.joinReturnedElements(
+      fn,
+      node.children.map((c) => this.kinds[c.id] ?? 'unknown'),
+    );
+  }
+
+  joinReturnedElements(fn: SyntaxNode, kinds: readonly Kind[]): void {
+    this.trace?.wroteElements(fn, kinds);
     const known = this.returnedElements.get(fn);
-    const joined = known ? kinds.map((k, i) => joinKinds(known[i], k)) : kinds;
+    const joined = known ? kinds.map((k, i) => joinKinds(known[i], k)) : [...kinds];
     if (this.unpackedUnknown.has(fn) && joined.some((k, i) => k !== known?.[i]))
       this.elementsLearnedLate = true;
     this.returnedElements.set(fn, joined);
+  }
+
+  unpackedBeforeKnown(fn: SyntaxNode): void {
+    this.trace?.unpacked(fn);
+    this.unpackedUnknown.add(fn);
   }
 
   /** The same-file function a call runs (`f(...)`, `self.f(...)`), if any. */
@@ -299,9 +382,11 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       const elements = fn && (this.trace ? this.trace.readElements(this, fn) : this.returnedElements.get(fn));
       if (elements?.length === count) return elements;
       if (fn && !elements) {
-        this.unpackedUnknown.add(fn);
+        this.unpackedBeforeKnown(fn);
         // Not walked yet: nothing known, which round two's join overrides (see firstRound).
-        if (this.firstRound && !this.returnKinds.has(fn)) return Array.from({ length: count }, () => 'none');
+        const walked =
+          (this.trace ? this.trace.readReturn(this, fn) : this.returnKinds.get(fn)) !== undefined;
+        if (this.firstRound && !walked) return Array.from({ length: count }, () => 'none');
       }
     }
     return Array.from({ length: count }, () => (kind === 'tensor' ? 'tensor' : 'unknown'));

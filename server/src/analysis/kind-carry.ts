@@ -1,0 +1,84 @@
+// Carries the kind inference of unchanged functions from one version of a document to the
+// next. A function whose lowered node is the same object in both versions (the incremental
+// lowering moved its whole subtree, so its text is unchanged) is replayed from the previous
+// version's trace when every input the trace recorded reads the same now (its tensor-evidence
+// calls included: they are made again, and undone if one reads another name guess), and the
+// file-wide facts no trace records (imports, the definitions and their signatures, the
+// module-level usage evidence) are unchanged: the `context` string below.
+import type { SyntaxNode } from '../parse/syntax';
+import type { FunctionTrace, NodeMap } from './function-trace';
+import type { ImportTable } from './imports';
+import type { Kind } from './kinds';
+import { fieldOf } from './syntax-helpers';
+
+/** What one version's inference leaves for the next. */
+export interface KindMemo {
+  /** The file-wide inputs of every function's analysis (see {@link kindContext}). */
+  readonly context: string;
+  /** Function and class definitions, in document order. */
+  readonly definitions: readonly SyntaxNode[];
+  readonly root: SyntaxNode;
+  /** The trace each function's analysis ended each of the two rounds with. */
+  readonly rounds: readonly [ReadonlyMap<SyntaxNode, FunctionTrace>, ReadonlyMap<SyntaxNode, FunctionTrace>];
+}
+
+/** The memo of one open document, from its last version without syntax errors. */
+export class KindCarry {
+  memo: KindMemo | undefined;
+  /**
+   * Test-only faults: carry a trace without checking its inputs, without its tensor-evidence
+   * calls, or whatever the file-wide facts are.
+   */
+  static fault: 'none' | 'ignore-inputs' | 'skip-evidence' | 'ignore-context' = 'none';
+}
+
+/** Function analyses (one per function and round) carried or walked with a memo at hand, in this process: for tests and the benchmark. */
+export const kindCarryCounts = { carried: 0, walked: 0 };
+
+/** Function and class definitions in document order. */
+export function definitionNodes(
+  functions: readonly SyntaxNode[],
+  classes: readonly SyntaxNode[],
+): SyntaxNode[] {
+  return [...functions, ...classes].sort((a, b) => a.startIndex - b.startIndex);
+}
+
+/**
+ * The file-wide facts a function's analysis reads without its trace recording them: the
+ * import table, each definition's name, signature (or bases) and the definition it is
+ * nested in, and what the module-level code shows of names used in functions.
+ */
+export function kindContext(
+  imports: ImportTable,
+  definitions: readonly SyntaxNode[],
+  rootEvidence: ReadonlyMap<string, Kind> | undefined,
+): string {
+  const index = new Map(definitions.map((node, i) => [node, i]));
+  const parts = [imports.fingerprint(), JSON.stringify([...(rootEvidence ?? [])])];
+  for (const node of definitions) {
+    let outer = node.parent;
+    while (outer && !index.has(outer)) outer = outer.parent;
+    const signature = fieldOf(node, node.type === 'class_definition' ? 'superclasses' : 'parameters');
+    parts.push(
+      `${node.type[0]}${outer ? index.get(outer) : -1} ${fieldOf(node, 'name')?.text} ${signature?.text ?? ''}`,
+    );
+  }
+  return parts.join('\n');
+}
+
+/**
+ * The previous version's definition (or root) → this version's, when the file-wide facts are
+ * the same (so the definitions correspond one to one, in order); undefined otherwise.
+ */
+export function definitionMap(
+  memo: KindMemo | undefined,
+  context: string,
+  definitions: readonly SyntaxNode[],
+  root: SyntaxNode,
+): NodeMap | undefined {
+  if (!memo || memo.definitions.length !== definitions.length) return undefined;
+  if (memo.context !== context && KindCarry.fault !== 'ignore-context') return undefined;
+  const map = new Map(memo.definitions.map((node, i) => [node, definitions[i]]));
+  map.set(memo.root, root);
+  return (node) => map.get(node);
+}

@@ -1,0 +1,85 @@
+// Carrying function analyses from one version of a document to the next (kind-carry.ts):
+// an edit inside one function replays the others, the kinds equal a fresh analysis, and the
+// file-wide facts no trace records (here: which definition a name calls) stop the carry.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Parser } from 'web-tree-sitter';
+import { initParser } from '../../../server/src/parse/parser';
+import { analyzeText } from '../../../server/src/analyzer';
+import { Session, editTrackingDocuments } from '../../../server/src/session';
+import { KindCarry, kindCarryCounts } from '../../../server/src/analysis/kind-carry';
+import { signature } from '../../helpers/edit-equivalence';
+import { wasmDir } from '../../helpers/paths';
+
+const SOURCE = `import torch
+
+
+def make():
+    return torch.zeros(3)
+
+
+def use():
+    x = make()
+    return x.sum().item()
+
+
+def other(loss):
+    total = 0
+    total += loss
+    return total
+`;
+
+/** Opens SOURCE, replaces `from` by `to` in one edit, and returns the incremental and fresh signatures and the carry counts. */
+function editOnce(parser: Parser, from: string, to: string) {
+  const session = new Session(parser, () => []);
+  session.setEditorSettings({});
+  const documents = editTrackingDocuments(() => session);
+  const uri = 'untitled:carry';
+  let document = documents.create(uri, 'python', 1, SOURCE);
+  session.analyse(document);
+  const start = SOURCE.indexOf(from);
+  const range = { start: document.positionAt(start), end: document.positionAt(start + from.length) };
+  const before = { ...kindCarryCounts };
+  document = documents.update(document, [{ range, text: to }], 2);
+  const incremental = signature(session.analyse(document));
+  const fresh = signature(
+    analyzeText({ parser, text: document.getText(), filePath: null, settings: session.settingsFor(uri) }),
+  );
+  session.trees.dispose();
+  return {
+    incremental,
+    fresh,
+    carried: kindCarryCounts.carried - before.carried,
+    walked: kindCarryCounts.walked - before.walked,
+  };
+}
+
+test('an edit inside one function carries the analyses of the others', async () => {
+  const parser = await initParser({ wasmDir });
+  const run = editOnce(parser, 'total = 0', 'total = 1');
+  assert.equal(run.incremental, run.fresh);
+  // Round one carries `make` and `use` and walks `other`, the edited function; round two
+  // replays all three from round one's traces, which counts as neither.
+  assert.equal(run.carried, 2);
+  assert.equal(run.walked, 1);
+});
+
+test('renaming a called function is a file-wide change: nothing is carried', async () => {
+  const parser = await initParser({ wasmDir });
+  const run = editOnce(parser, 'def make', 'def made');
+  assert.equal(run.incremental, run.fresh);
+  assert.equal(run.carried, 0);
+});
+
+test('carrying across a renamed definition would be wrong (the context check is needed)', async () => {
+  const parser = await initParser({ wasmDir });
+  KindCarry.fault = 'ignore-context';
+  try {
+    const run = editOnce(parser, 'def make', 'def made');
+    assert.ok(run.carried > 0);
+    // `use` keeps calling `make`, which no longer exists: x is no longer known to be a tensor.
+    assert.notEqual(run.incremental, run.fresh);
+  } finally {
+    KindCarry.fault = 'none';
+  }
+});
