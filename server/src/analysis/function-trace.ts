@@ -66,6 +66,8 @@ export class FunctionTrace {
   constructor(
     readonly fn: SyntaxNode,
     private readonly parameters: Env,
+    /** Whether the walk's kinds and tensor-evidence calls are kept (for the next version). */
+    private readonly forNextVersion = false,
   ) {}
 
   /**
@@ -73,7 +75,7 @@ export class FunctionTrace {
    * undefined when it names a definition that version lacks.
    */
   translated(map: NodeMap): FunctionTrace | undefined {
-    const copy = new FunctionTrace(this.fn, this.parameters);
+    const copy = new FunctionTrace(this.fn, this.parameters, this.forNextVersion);
     let missing = false;
     const to = (node: SyntaxNode): SyntaxNode => {
       const mapped = map(node);
@@ -98,11 +100,13 @@ export class FunctionTrace {
   }
 
   wroteKind(node: SyntaxNode, kind: Kind): void {
+    if (!this.forNextVersion) return;
     this.kindNodes.push(node);
     this.kindValues.push(kind);
   }
 
   calledEvidence(call: EvidenceCall): void {
+    if (!this.forNextVersion) return;
     this.evidenceCalls.push(call);
     this.evidenceAt.push(this.kindNodes.length);
   }

@@ -109,6 +109,8 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   walkedCount = 0;
   private context = '';
   private definitionList: readonly SyntaxNode[] = [];
+  /** Whether the traces keep what the next version needs to carry them (an open document). */
+  private keepsTraces = false;
 
   constructor(
     private readonly root: SyntaxNode,
@@ -130,9 +132,12 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   }
 
   run(replay: boolean, carry?: KindCarry): void {
-    this.definitionList = definitionNodes(this.definitions.functionNodes, this.nodes.class_definition);
-    this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
-    const fromPrevious = definitionMap(carry?.memo, this.context, this.definitionList, this.root);
+    this.keepsTraces = !!carry;
+    if (carry) {
+      this.definitionList = definitionNodes(this.definitions.functionNodes, this.nodes.class_definition);
+      this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
+    }
+    const fromPrevious = carry && definitionMap(carry.memo, this.context, this.definitionList, this.root);
     for (let round = 0; round < 2; round++) {
       // NOTE: when a caller unpacked a function's tuple before its elements were known, round
       // two re-walks instead of replaying.
@@ -145,7 +150,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
         if (previous?.inputsUnchanged(this)) previous.replay(this);
         else if (!(fromPrevious && this.carryFunction(fn, round, carry!.memo!, fromPrevious)))
           this.analyseFunction(fn);
-        this.roundTraces[round].set(fn, this.traces.get(fn)!);
+        if (carry) this.roundTraces[round].set(fn, this.traces.get(fn)!);
       }
     }
   }
@@ -181,11 +186,11 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private analyseFunction(fn: SyntaxNode): void {
     this.walkedCount++;
     const env: Env = new Map(this.startParameters(fn));
-    const trace = new FunctionTrace(fn, new Map(env));
+    const trace = new FunctionTrace(fn, new Map(env), this.keepsTraces);
     // The elements its returns join into are an input: round two starts from round one's.
     trace.readElements(this, fn);
     this.trace = trace;
-    this.tensorEvidence.recorder = (call) => trace.calledEvidence(call);
+    if (this.keepsTraces) this.tensorEvidence.recorder = (call) => trace.calledEvidence(call);
     const returns: Kind[] = [];
     this.currentReturns = returns;
     const outer = this.currentFunction;
