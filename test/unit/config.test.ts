@@ -192,6 +192,24 @@ describe('finding pyproject.toml', () => {
     assert.equal(loadPyprojectFor(join(root, 'other', 'train.py'), root), undefined);
   });
 
+  test('lookups sharing a folder map (one CLI run) find what separate lookups find', () => {
+    const known = new Map<string, string | undefined>();
+    const folders = [
+      join(root, 'project', 'src', 'pkg'),
+      join(root, 'project', 'src'),
+      join(root, 'project', 'src', 'pkg'),
+      join(root, 'project'),
+    ];
+    for (const folder of folders)
+      assert.equal(findPyproject(folder, undefined, known), findPyproject(folder));
+    // The second lookup from pkg was answered from the map.
+    assert.equal(
+      known.get(join(root, 'project', 'src', 'pkg')),
+      join(root, 'project', 'src', 'pyproject.toml'),
+    );
+    assert.equal(known.get(join(root, 'project')), join(root, 'project', 'pyproject.toml'));
+  });
+
   test('an edited pyproject.toml is read again', async () => {
     const path = join(root, 'project', 'pyproject.toml');
     assert.deepEqual(loadPyprojectFor(join(root, 'project', 'a.py'))?.settings, { select: ['SL4'] });

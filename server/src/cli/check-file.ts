@@ -41,6 +41,8 @@ export function checkFile(input: {
   file: string;
   cwd: string;
   cliSettings: PartialSettings;
+  /** Folder → its governing pyproject.toml, shared by the files of one run (no stat walk per file). */
+  pyprojectFolders?: Map<string, string | undefined>;
 }): FileCheck {
   const { parser, file, cwd, cliSettings } = input;
   const shown = relative(cwd, file).split(sep).join('/') || file;
@@ -54,7 +56,7 @@ export function checkFile(input: {
     );
     return result;
   }
-  const pyproject = loadPyprojectFor(file);
+  const pyproject = loadPyprojectFor(file, undefined, input.pyprojectFolders);
   if (pyproject?.error) result.errors.push(pyproject.error);
   // NOTE: discovery applied the excludes of the pyproject.toml governing the working
   // folder; a file may be governed by a nearer one, whose patterns are relative to it.

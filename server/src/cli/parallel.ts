@@ -47,7 +47,8 @@ export async function checkFiles(input: {
   const script = join(wasmDir, 'cli.js');
   if (workers === 0 || !existsSync(script)) {
     const parser = await initParser({ wasmDir });
-    return files.map((file) => checkFile({ parser, file, cwd, cliSettings }));
+    const pyprojectFolders = new Map<string, string | undefined>();
+    return files.map((file) => checkFile({ parser, file, cwd, cliSettings, pyprojectFolders }));
   }
   const results: FileCheck[] = new Array(files.length);
   let next = 0;
@@ -71,10 +72,11 @@ export async function checkFiles(input: {
     });
   await Promise.all(Array.from({ length: workers }, runOne));
   let parser: Awaited<ReturnType<typeof initParser>> | undefined;
+  const pyprojectFolders = new Map<string, string | undefined>();
   for (let i = 0; i < files.length; i++) {
     if (results[i]) continue;
     parser ??= await initParser({ wasmDir });
-    results[i] = checkFile({ parser, file: files[i], cwd, cliSettings });
+    results[i] = checkFile({ parser, file: files[i], cwd, cliSettings, pyprojectFolders });
   }
   return results;
 }
@@ -88,8 +90,10 @@ export function isCheckWorker(): boolean {
 export async function serveCheckWorker(): Promise<void> {
   const { wasmDir, cwd, cliSettings } = workerData as WorkerInit;
   const parser = await initParser({ wasmDir });
+  const pyprojectFolders = new Map<string, string | undefined>();
   parentPort!.on('message', ({ index, file }: { index: number; file: string }) => {
-    parentPort!.postMessage({ index, result: checkFile({ parser, file, cwd, cliSettings }) });
+    const result = checkFile({ parser, file, cwd, cliSettings, pyprojectFolders });
+    parentPort!.postMessage({ index, result });
   });
   parentPort!.postMessage('ready');
 }

@@ -12,28 +12,45 @@ interface CacheEntry {
 const cache = new Map<string, CacheEntry>();
 
 /** The nearest pyproject.toml at or above `startDir`, stopping at `stopAt` (inclusive) or the root. */
-export function findPyproject(startDir: string, stopAt?: string): string | undefined {
+export function findPyproject(
+  startDir: string,
+  stopAt?: string,
+  /** Folder → what this lookup found from it, shared by the lookups of one CLI run. */
+  known?: Map<string, string | undefined>,
+): string | undefined {
+  const visited: string[] = [];
   let dir = startDir;
+  let found: string | undefined;
   for (;;) {
+    if (known?.has(dir)) {
+      found = known.get(dir);
+      break;
+    }
+    visited.push(dir);
     const candidate = join(dir, 'pyproject.toml');
     try {
-      if (statSync(candidate).isFile()) return candidate;
+      if (statSync(candidate).isFile()) {
+        found = candidate;
+        break;
+      }
     } catch {
       // not here; keep walking up
     }
-    if (stopAt && dir === stopAt) return undefined;
     const parent = dirname(dir);
-    if (parent === dir) return undefined;
+    if ((stopAt && dir === stopAt) || parent === dir) break;
     dir = parent;
   }
+  for (const folder of visited) known?.set(folder, found);
+  return found;
 }
 
 /** Reads `[tool.shardlens]` for a file, or undefined when no pyproject.toml governs it. */
 export function loadPyprojectFor(
   filePath: string,
   stopAt?: string,
+  known?: Map<string, string | undefined>,
 ): (PyprojectSettings & { path: string }) | undefined {
-  const path = findPyproject(dirname(filePath), stopAt);
+  const path = findPyproject(dirname(filePath), stopAt, known);
   if (!path) return undefined;
   let mtimeMs: number;
   try {
