@@ -3,7 +3,7 @@
 // text yields a result with a note and no findings (or the findings it could make).
 import type { Parser } from 'web-tree-sitter';
 import { parseSource, type ParsedSource } from './parse/parser';
-import { buildFileModel, mayUseTorch, type FileModel } from './analysis/file-model';
+import { buildFileModel, mayImportTorch, type FileModel } from './analysis/file-model';
 import { runRules } from './rules/engine';
 import type { KindCarry } from './analysis/kind-carry';
 import type { Settings } from './config/settings';
@@ -35,8 +35,9 @@ export function analyzeText(input: {
   /** Workspace files the hot step's calls are followed into, and the folder paths are shown from. */
   workspace?: { files: WorkspaceFiles; root: string };
   /**
-   * The caller wants the findings only (the CLI): a text that names no PyTorch framework
-   * cannot have any (see `mayUseTorch`), so it is not parsed and has no model.
+   * The caller wants the findings only (the CLI): a text with no import statement that can
+   * name a PyTorch framework cannot have any (see `mayImportTorch`), so it is not parsed and
+   * has no model.
    */
   findingsOnly?: boolean;
   /** The document's kind-inference memo (the server's open documents), carried across versions. */
@@ -54,7 +55,7 @@ export function analyzeText(input: {
       note: `not analysed: ${megabytes} MB is over the ${MAX_ANALYSED_BYTES / 1024 / 1024} MB limit`,
     };
   }
-  if (input.findingsOnly && !mayUseTorch(text)) return { model: undefined, findings: [], failures: [] };
+  if (input.findingsOnly && !mayImportTorch(text)) return { model: undefined, findings: [], failures: [] };
   let model: FileModel;
   try {
     model = buildFileModel({ parsed: parse(text), filePath, carry: input.carry });

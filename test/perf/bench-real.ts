@@ -53,7 +53,7 @@ export interface CorpusRatio {
   analysisSeconds: number;
   /** analysis (parse included) / parse, as the server analyses an open file (every file parsed and modelled). */
   ratio: number;
-  /** The same as `shardlens check` analyses (`findingsOnly`: a file naming no framework is not parsed). */
+  /** The same as `shardlens check` analyses (`findingsOnly`: a file whose imports name no framework is not parsed). */
   checkSeconds: number;
   checkRatio: number;
   /** Only the files that name a PyTorch framework: how many, and the server's ratio on them. */

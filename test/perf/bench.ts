@@ -317,7 +317,7 @@ async function main(): Promise<void> {
         `whole-file analysis / parse over ${ratio.files} files (${ratio.megabytes} MB): analysis ${ratio.analysisSeconds} s, parse ${ratio.parseSeconds} s: ${ratio.ratio}× (${ratio.filesWithSyntaxErrors} files with syntax errors)`,
       );
       log(
-        `as \`shardlens check\` analyses them (files naming no framework are not parsed): ${ratio.checkSeconds} s, ${ratio.checkRatio}×; the ${ratio.torchFiles} files that name a framework alone: ${ratio.torchRatio}×`,
+        `as \`shardlens check\` analyses them (files whose imports name no framework are not parsed): ${ratio.checkSeconds} s, ${ratio.checkRatio}×; the ${ratio.torchFiles} files that name a framework alone: ${ratio.torchRatio}×`,
       );
       targets.push(
         [

@@ -84,6 +84,26 @@ export function mayUseTorch(text: string): boolean {
   return TORCH_FRAMEWORKS.some((name) => text.includes(name));
 }
 
+/**
+ * An `import` or `from` statement that names a framework, on one logical line: it starts the
+ * line or follows `;` or `:` (`try: import torch`).
+ */
+const FRAMEWORK_IMPORT = new RegExp(
+  `(?:^|[;:])[^\\S\\n]*(?:import|from)\\b[^\\n]*\\b(?:${TORCH_FRAMEWORKS.join('|')})\\b`,
+  'm',
+);
+
+/**
+ * Whether `text` may import a PyTorch framework: false only when no import statement can
+ * name one, so its model would have `usesTorch` false (the CLI then skips the parse).
+ */
+export function mayImportTorch(text: string): boolean {
+  if (!mayUseTorch(text)) return false;
+  // A backslash continues a logical line: `import os, \` then `torch` on the next one.
+  const logical = /\\\r?\n/.test(text) ? text.replace(/\\\r?\n/g, ' ') : text;
+  return FRAMEWORK_IMPORT.test(logical);
+}
+
 /** Builds the FileModel of a parsed document. */
 export function buildFileModel(input: {
   parsed: ParsedSource;
