@@ -1,8 +1,9 @@
 // What one analysis of a function read from the inference's shared state and what it
 // wrote there. The analysis is deterministic, so when a later round finds every input
 // unchanged it replays the writes instead of walking the function again, and the outcome
-// is the same as a re-walk. The trace also keeps the kinds the walk gave the function's own
-// nodes, so the next version of the document can replay it too (kind-carry.ts).
+// is the same as a re-walk. For an open document the trace also keeps the kinds the walk gave
+// the function's own nodes and its tensor-evidence calls, so the next version of the
+// document can replay it too (kind-carry.ts).
 import type { SyntaxNode } from '../parse/syntax';
 import { joinKinds, type Kind } from './kinds';
 import type { EvidenceCall, TensorEvidence } from './tensor-evidence';
@@ -28,8 +29,6 @@ export interface SharedKindState {
   joinReturnedElements(fn: SyntaxNode, kinds: readonly Kind[]): void;
   /** Notes that a caller unpacked `fn`'s result before its elements were known. */
   unpackedBeforeKnown(fn: SyntaxNode): void;
-  /** Records the kind of a node of this tree. */
-  setKind(node: SyntaxNode, kind: Kind): void;
 }
 
 /** One `self.name` attribute as this function saw it: what it wrote, and what each read returned. */

@@ -61,14 +61,10 @@ export function inferValueKinds(input: {
   carry?: KindCarry;
   hasSyntaxError?: boolean;
 }): ValueFacts {
+  const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
+  for (const entry of input.entries ?? []) inference.seedEntry(entry);
   const replay = input.replay ?? true;
-  const infer = (carry: KindCarry | undefined) => {
-    const run = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
-    for (const entry of input.entries ?? []) run.seedEntry(entry);
-    run.run(replay, carry);
-    return run;
-  };
-  const inference = infer(replay ? input.carry : undefined);
+  inference.run(replay, replay ? input.carry : undefined);
   if (input.carry) {
     kindCarryCounts.carried += inference.carriedCount;
     kindCarryCounts.walked += inference.walkedCount;
