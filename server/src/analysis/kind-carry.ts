@@ -35,14 +35,6 @@ export class KindCarry {
 /** Function analyses (one per function and round) carried or walked with a memo at hand, in this process: for tests and the benchmark. */
 export const kindCarryCounts = { carried: 0, walked: 0 };
 
-/** Function and class definitions in document order. */
-export function definitionNodes(
-  functions: readonly SyntaxNode[],
-  classes: readonly SyntaxNode[],
-): SyntaxNode[] {
-  return [...functions, ...classes].sort((a, b) => a.startIndex - b.startIndex);
-}
-
 /**
  * The file-wide facts a function's analysis reads without its trace recording them: the
  * import table, each definition's name, signature (or bases) and the definition it is

@@ -12,16 +12,16 @@ import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
 import { TensorEvidence, type NameGuess } from './tensor-evidence';
-import {
-  KindCarry,
-  kindCarryCounts,
-  definitionMap,
-  definitionNodes,
-  kindContext,
-  type KindMemo,
-} from './kind-carry';
+import { KindCarry, kindCarryCounts, definitionMap, kindContext, type KindMemo } from './kind-carry';
 import { FunctionTrace, type NodeMap, type SharedKindState } from './function-trace';
-import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
+import {
+  enclosingFunction,
+  fieldOf,
+  mergeInDocumentOrder,
+  positionalArgs,
+  unwrap,
+  methodCall,
+} from './syntax-helpers';
 import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
@@ -130,7 +130,10 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   run(replay: boolean, carry?: KindCarry): void {
     this.keepsTraces = !!carry;
     if (carry) {
-      this.definitionList = definitionNodes(this.definitions.functionNodes, this.nodes.class_definition);
+      this.definitionList = mergeInDocumentOrder([
+        this.definitions.functionNodes,
+        this.nodes.class_definition,
+      ]);
       this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
     }
     const fromPrevious = carry && definitionMap(carry.memo, this.context, this.definitionList, this.root);

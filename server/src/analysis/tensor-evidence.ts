@@ -50,11 +50,6 @@ export class TensorEvidence {
     private readonly kindOf: (node: SyntaxNode) => Kind | undefined,
   ) {}
 
-  /** Whether any loader's elements were taken for tensors because of its name. */
-  get hasGuesses(): boolean {
-    return this.guesses.size > 0;
-  }
-
   /** Records that the elements of `iterable` are tensors only because of its name. */
   guess(iterable: SyntaxNode): NameGuess {
     this.recorder?.({ call: 'guess', node: iterable });
