@@ -22,6 +22,8 @@ test(
     const run = runEditEquivalence({ parser, edits: 10_000, seed: 13 });
     const lowered = loweringReuseCounts.lowered - before.lowered;
     const reused = loweringReuseCounts.reused - before.reused;
+    const errorsLowered = loweringReuseCounts.errorsLowered - before.errorsLowered;
+    const errorsReused = loweringReuseCounts.errorsReused - before.errorsReused;
     assert.equal(
       run.divergence,
       undefined,
@@ -33,6 +35,12 @@ test(
     assert.ok(run.incrementalParses >= 3_000, `only ${run.incrementalParses} incremental parses`);
     // And the incremental lowering must have moved most nodes rather than lowering them again.
     assert.ok(reused > 5 * lowered, `${reused} nodes reused, ${lowered} lowered again`);
+    // Versions with syntax errors are parsed afresh, but their lowering must move the
+    // error-free subtrees over too (the hostile random edits leave many files in one ERROR).
+    assert.ok(
+      errorsReused > errorsLowered / 5,
+      `after syntax errors ${errorsReused} nodes reused, ${errorsLowered} lowered again`,
+    );
     // And more function analyses must have been carried from the previous version than
     // walked again, though half the episodes are hostile random edits (syntax errors, changed
     // signatures) after which every function is walked.
@@ -58,7 +66,12 @@ for (const fault of ['ignore-inputs', 'skip-evidence'] as const) {
   });
 }
 
-for (const fault of ['skip-tree-edit', 'keep-errors', 'stale-offsets'] satisfies IncrementalFault[]) {
+for (const fault of [
+  'skip-tree-edit',
+  'keep-errors',
+  'stale-offsets',
+  'reuse-unverified',
+] satisfies IncrementalFault[]) {
   test(`a broken reuse (${fault}) is caught`, { timeout: 300_000 }, async () => {
     const parser = await initParser({ wasmDir });
     setIncrementalFault(fault);

@@ -5,7 +5,13 @@
 import type { Edit, Parser, Point, Tree } from 'web-tree-sitter';
 import { lowerTree, type SyntaxNode } from './syntax';
 import type { ParsedSource } from './parser';
-import { lowerReusing, setLoweringReuseFault, type TextSpan } from './lower-reuse';
+import {
+  errorSpots,
+  lowerErrorTreeReusing,
+  lowerReusing,
+  setLoweringReuseFault,
+  type TextSpan,
+} from './lower-reuse';
 
 /**
  * One applied change in UTF-16 offsets of the text before it: `[start, oldEnd)` was
@@ -20,22 +26,31 @@ export interface TextEdit {
 }
 
 /** Test-only faults, to prove the equivalence test catches a broken reuse. */
-export type IncrementalFault = 'none' | 'skip-tree-edit' | 'keep-errors' | 'stale-offsets';
+export type IncrementalFault =
+  'none' | 'skip-tree-edit' | 'keep-errors' | 'stale-offsets' | 'reuse-unverified';
 let fault: IncrementalFault = 'none';
 
 /** Sets a deliberate fault in the reuse (tests only). */
 export function setIncrementalFault(next: IncrementalFault): void {
   fault = next;
-  setLoweringReuseFault(next === 'stale-offsets');
+  setLoweringReuseFault(next === 'stale-offsets' || next === 'reuse-unverified' ? next : 'none');
 }
 
 interface DocumentTree {
-  /** The last parse without syntax errors: the base of the next incremental parse. */
-  tree: Tree;
+  /**
+   * The last parse without syntax errors, edited in step with the text: the base of the
+   * next incremental parse (none while the document has had errors since it was opened).
+   */
+  tree?: Tree;
   /** The text `tree` describes once its pending edits are applied. */
   text: string;
-  /** The lowered root of `tree` before its pending edits, and the span those edits cover. */
-  lowered?: { root: SyntaxNode; span?: TextSpan };
+  /**
+   * The last version's lowered root and the span the edits since cover. Unless
+   * `unverified` is set, it was lowered from `tree` (before its pending edits); otherwise
+   * that version had syntax errors and was parsed afresh, and `unverified` holds the nodes
+   * lowered from that tree (the others were reused, error-free).
+   */
+  lowered?: { root: SyntaxNode; span?: TextSpan; unverified?: ReadonlySet<SyntaxNode> };
 }
 
 /** Counters for tests and the benchmark. */
@@ -79,7 +94,7 @@ export class DocumentTrees {
     // fresh parse's (2 in 6,000 random three-change batches, none in 6,000 single changes),
     // so a batch becomes the one edit that spans all its changes.
     const change = edits.length === 1 ? edits[0] : spanningEdit(before, text);
-    if (change && fault !== 'skip-tree-edit') {
+    if (change && entry.tree && fault !== 'skip-tree-edit') {
       entry.tree.edit(treeEdit(before, text, change, change.start + change.newText.length));
     }
     if (change && entry.lowered) entry.lowered.span = composeSpans(entry.lowered.span, change);
@@ -91,19 +106,18 @@ export class DocumentTrees {
    * error-free tree, edited in step) that describes exactly this text, tree-sitter re-parses
    * from it; a result without syntax errors becomes the new base and the old one is deleted.
    * A result with errors is thrown away for a fresh parse (whose tree is not kept either),
-   * and the base stays: the next version that parses clean re-parses from it.
+   * and the base stays: the next version that parses clean re-parses from it. Either way the
+   * lowering reuses the previous version's unchanged subtrees (see lower-reuse.ts).
    */
   parse(key: string, text: string): ParsedSource {
     const entry = this.trees.get(key);
-    const base = entry && entry.text === text ? entry.tree : undefined;
+    const current = entry && entry.text === text ? entry : undefined;
+    const base = current?.tree;
     let tree: Tree | null = null;
-    let reusable: Parameters<typeof lowerReusing>[2] | undefined;
+    let changed: readonly { startIndex: number; endIndex: number }[] = [];
     if (base) {
       tree = this.parser.parse(text, base);
-      if (tree && !tree.rootNode.hasError && entry?.lowered) {
-        const span = entry.lowered.span ?? { start: text.length, oldEnd: text.length, newEnd: text.length };
-        reusable = { root: entry.lowered.root, span, changed: base.getChangedRanges(tree) };
-      }
+      if (tree && !tree.rootNode.hasError) changed = base.getChangedRanges(tree);
       // NOTE: tree-sitter recovers from syntax errors differently when it re-parses: from
       // a base with errors, 30 of 12,000 random edits gave another tree than a fresh parse;
       // from an error-free base, it still differed when the new text had errors. Only an
@@ -118,6 +132,7 @@ export class DocumentTrees {
         processParseCounts.incremental++;
       }
     }
+    const reparsed = tree !== null;
     if (!tree) {
       tree = this.parser.parse(text);
       this.freshParses++;
@@ -127,20 +142,37 @@ export class DocumentTrees {
     let kept = false;
     try {
       const hasError = tree.rootNode.hasError;
-      const lowered = reusable ? lowerReusing(tree, text, reusable) : lowerTree(tree, text);
-      const parsed: ParsedSource = { ...lowered, hasError };
-      if (!hasError || fault === 'keep-errors') {
-        if (entry) this.forget(key);
-        this.trees.set(key, { tree, text, lowered: hasError ? undefined : { root: lowered.root } });
-        kept = true;
-      } else if (entry && !base) {
-        // The document's base no longer describes its text: drop it.
-        this.forget(key);
+      const previous = current?.lowered;
+      const span = previous?.span ?? { start: text.length, oldEnd: text.length, newEnd: text.length };
+      if (hasError && fault !== 'keep-errors') {
+        // A version with errors, parsed afresh: its lowering reuses the previous version's
+        // subtrees where it has the same error-free nodes, and is what the next version reuses.
+        const spots = errorSpots(tree);
+        const verifiedFrom = previous && {
+          root: previous.root,
+          span,
+          changed: spots,
+          unverified: previous.unverified ?? new Set<SyntaxNode>(),
+        };
+        const { lowered, unverified } = lowerErrorTreeReusing(tree, text, verifiedFrom, spots);
+        if (current) current.lowered = { root: lowered.root, unverified };
+        else {
+          if (entry) this.forget(key);
+          this.trees.set(key, { text, lowered: { root: lowered.root, unverified } });
+        }
+        return { ...lowered, hasError };
       }
-      // Otherwise (a version with a syntax error) the last error-free base stays, edited in
-      // step with the text, with its lowered tree: the next clean version re-parses and
-      // re-lowers from it instead of from scratch.
-      return parsed;
+      const reusable =
+        previous && !hasError && (reparsed || previous.unverified)
+          ? previous.unverified
+            ? { root: previous.root, span, changed: [], unverified: previous.unverified }
+            : { root: previous.root, span, changed }
+          : undefined;
+      const lowered = reusable ? lowerReusing(tree, text, reusable) : lowerTree(tree, text);
+      if (entry) this.forget(key);
+      this.trees.set(key, { tree, text, lowered: hasError ? undefined : { root: lowered.root } });
+      kept = true;
+      return { ...lowered, hasError };
     } finally {
       if (!kept) tree.delete();
     }
@@ -148,7 +180,7 @@ export class DocumentTrees {
 
   /** Deletes the tree of `key` (closed document). */
   forget(key: string): void {
-    this.trees.get(key)?.tree.delete();
+    this.trees.get(key)?.tree?.delete();
     this.trees.delete(key);
   }
 
@@ -162,7 +194,7 @@ export class DocumentTrees {
       incrementalParses: this.incrementalParses,
       fallbacks: this.fallbacks,
       freshParses: this.freshParses,
-      liveTrees: this.trees.size,
+      liveTrees: [...this.trees.values()].filter((entry) => entry.tree).length,
     };
   }
 }

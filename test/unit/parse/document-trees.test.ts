@@ -1,0 +1,127 @@
+// DocumentTrees across versions with syntax errors: a version with an error is parsed
+// afresh, yet its lowering moves the previous version's unchanged subtrees over (the same
+// objects, so later stages can reuse their results), equals a fresh lowering of its text,
+// and is what the next version reuses; no wasm tree outlives its document.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Parser } from 'web-tree-sitter';
+import { initParser, parseSource } from '../../../server/src/parse/parser';
+import { DocumentTrees } from '../../../server/src/parse/incremental';
+import type { SyntaxNode } from '../../../server/src/parse/syntax';
+import { wasmDir } from '../../helpers/paths';
+
+const SOURCE = [
+  'import torch',
+  '',
+  'def first(x):',
+  '    y = x.view(-1)',
+  '    return y.sum()',
+  '',
+  'def second(batch):',
+  '    out = torch.relu(batch)',
+  '    return out.mean()',
+  '',
+].join('\n');
+
+/** Every node's type, field and extent in document order, with its id. */
+function shape(root: SyntaxNode): string {
+  const lines: string[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    lines.push(
+      `${node.id} ${node.type} ${node.field} ${node.startIndex}-${node.endIndex} ${node.operator ?? ''}`,
+    );
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return lines.join('\n');
+}
+
+function definition(root: SyntaxNode, name: string): SyntaxNode {
+  const found = root.children.find(
+    (node) =>
+      node.type === 'function_definition' && node.children.some((c) => c.field === 'name' && c.text === name),
+  );
+  assert.ok(found, `no function ${name}`);
+  return found;
+}
+
+/** Applies one insertion or deletion to the document `key` and parses it. */
+function change(trees: DocumentTrees, text: string, at: number, remove: number, insert: string) {
+  const after = text.slice(0, at) + insert + text.slice(at + remove);
+  trees.edit('doc', text, [{ start: at, oldEnd: at + remove, newText: insert }]);
+  return { text: after, parsed: trees.parse('doc', after) };
+}
+
+function assertLikeFresh(parser: Parser, text: string, root: SyntaxNode): void {
+  assert.equal(shape(root), shape(parseSource(parser, text).root));
+}
+
+test('a version with a syntax error moves the unchanged functions over and the next version reuses them', async () => {
+  const parser = await initParser({ wasmDir });
+  const trees = new DocumentTrees(parser);
+  try {
+    const opened = trees.parse('doc', SOURCE);
+    const second = definition(opened.root, 'second');
+    const at = SOURCE.indexOf('view(-1)') + 'view(-1)'.length;
+
+    const broken = change(trees, SOURCE, at, 0, ':');
+    assert.equal(broken.parsed.hasError, true);
+    assertLikeFresh(parser, broken.text, broken.parsed.root);
+    assert.equal(
+      definition(broken.parsed.root, 'second'),
+      second,
+      'the unchanged function was lowered again',
+    );
+    assert.equal(trees.stats.liveTrees, 1, 'the error-free base tree is kept');
+
+    const fixed = change(trees, broken.text, at, 1, '');
+    assert.equal(fixed.parsed.hasError, false);
+    assertLikeFresh(parser, fixed.text, fixed.parsed.root);
+    assert.equal(definition(fixed.parsed.root, 'second'), second);
+    assert.equal(trees.stats.incrementalParses, 1);
+  } finally {
+    trees.dispose();
+  }
+  assert.equal(trees.stats.liveTrees, 0);
+});
+
+test('a document opened with a syntax error keeps no tree, yet reuses its error-free subtrees', async () => {
+  const parser = await initParser({ wasmDir });
+  const trees = new DocumentTrees(parser);
+  try {
+    const unfinished = SOURCE.replace('y = x.view(-1)', 'y = x.view(-1) +');
+    const opened = trees.parse('doc', unfinished);
+    assert.equal(opened.hasError, true);
+    assert.equal(trees.stats.liveTrees, 0, 'a tree with errors is no base');
+    const first = definition(opened.root, 'first');
+    const second = definition(opened.root, 'second');
+
+    // Another edit: no base tree to re-parse from, but what has no error moves over.
+    const typed = change(trees, unfinished, unfinished.indexOf('torch'), 0, 'q');
+    assert.equal(typed.parsed.hasError, true);
+    assertLikeFresh(parser, typed.text, typed.parsed.root);
+    assert.equal(
+      definition(typed.parsed.root, 'second'),
+      second,
+      'the error-free function was lowered again',
+    );
+    assert.notEqual(
+      definition(typed.parsed.root, 'first'),
+      first,
+      'the function with the error must be lowered again',
+    );
+
+    // Finishing the expression: the first clean version becomes the base.
+    const finishedAt = typed.text.indexOf('view(-1) +') + 'view(-1) +'.length;
+    const finished = change(trees, typed.text, finishedAt, 0, ' 1');
+    assert.equal(finished.parsed.hasError, false);
+    assertLikeFresh(parser, finished.text, finished.parsed.root);
+    assert.equal(definition(finished.parsed.root, 'second'), second);
+    assert.equal(trees.stats.liveTrees, 1);
+    assert.equal(trees.stats.freshParses, 3);
+  } finally {
+    trees.dispose();
+  }
+  assert.equal(trees.stats.liveTrees, 0);
+});
