@@ -70,6 +70,7 @@ for (const fault of [
   'skip-tree-edit',
   'keep-errors',
   'stale-offsets',
+  'ignore-errors',
   'reuse-unverified',
 ] satisfies IncrementalFault[]) {
   test(`a broken reuse (${fault}) is caught`, { timeout: 300_000 }, async () => {

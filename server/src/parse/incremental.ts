@@ -27,13 +27,15 @@ export interface TextEdit {
 
 /** Test-only faults, to prove the equivalence test catches a broken reuse. */
 export type IncrementalFault =
-  'none' | 'skip-tree-edit' | 'keep-errors' | 'stale-offsets' | 'reuse-unverified';
+  'none' | 'skip-tree-edit' | 'keep-errors' | 'stale-offsets' | 'ignore-errors' | 'reuse-unverified';
 let fault: IncrementalFault = 'none';
 
 /** Sets a deliberate fault in the reuse (tests only). */
 export function setIncrementalFault(next: IncrementalFault): void {
   fault = next;
-  setLoweringReuseFault(next === 'stale-offsets' || next === 'reuse-unverified' ? next : 'none');
+  setLoweringReuseFault(
+    next === 'stale-offsets' || next === 'ignore-errors' || next === 'reuse-unverified' ? next : 'none',
+  );
 }
 
 interface DocumentTree {
