@@ -22,9 +22,14 @@ export interface KindMemo {
   readonly rounds: readonly [ReadonlyMap<SyntaxNode, FunctionTrace>, ReadonlyMap<SyntaxNode, FunctionTrace>];
 }
 
-/** The memo of one open document, from its last version without syntax errors. */
+/**
+ * The memos of one open document: from its last version without syntax errors, and from
+ * its last version if that one had an error (typing through an unclosed bracket keeps the
+ * error's context; fixing it brings back the last clean version's).
+ */
 export class KindCarry {
   memo: KindMemo | undefined;
+  errorMemo: KindMemo | undefined;
   /**
    * Test-only faults: carry a trace without checking its inputs, without its tensor-evidence
    * calls, or whatever the file-wide facts are.

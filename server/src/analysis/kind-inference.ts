@@ -68,9 +68,10 @@ export function inferValueKinds(input: {
   if (input.carry) {
     kindCarryCounts.carried += inference.carriedCount;
     kindCarryCounts.walked += inference.walkedCount;
-    // A version with a syntax error is lowered afresh and its nodes are not reused by the
-    // next one: the memo before it stays.
-    if (!input.hasSyntaxError) input.carry.memo = inference.memo();
+    // A syntax error often changes the context (a class it cuts short changes its methods'
+    // nesting), so the last clean version's memo stays beside the error version's.
+    if (input.hasSyntaxError) input.carry.errorMemo = inference.memo();
+    else [input.carry.memo, input.carry.errorMemo] = [inference.memo(), undefined];
   }
   return {
     kinds: inference.kinds,
@@ -136,7 +137,13 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       ]);
       this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
     }
-    const fromPrevious = carry && definitionMap(carry.memo, this.context, this.definitionList, this.root);
+    // The error version's memo when its context is this version's, else the clean one's.
+    let memo = carry?.errorMemo;
+    let fromPrevious = carry && definitionMap(memo, this.context, this.definitionList, this.root);
+    if (carry && !fromPrevious) {
+      memo = carry.memo;
+      fromPrevious = definitionMap(memo, this.context, this.definitionList, this.root);
+    }
     for (let round = 0; round < 2; round++) {
       // NOTE: when a caller unpacked a function's tuple before its elements were known, round
       // two re-walks instead of replaying.
@@ -147,7 +154,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       for (const fn of this.definitions.functionNodes) {
         const previous = useReplay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
-        else if (!(fromPrevious && this.carryFunction(fn, round, carry!.memo!, fromPrevious)))
+        else if (!(fromPrevious && this.carryFunction(fn, round, memo!, fromPrevious)))
           this.analyseFunction(fn);
         if (carry) this.roundTraces[round].set(fn, this.traces.get(fn)!);
       }

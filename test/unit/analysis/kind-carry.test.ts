@@ -83,3 +83,63 @@ test('carrying across a renamed definition would be wrong (the context check is 
     KindCarry.fault = 'none';
   }
 });
+
+const WITH_CLASS = `import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        y = torch.relu(
+            x
+        )
+        return y.view(-1)
+
+    def loss(self, y):
+        return y.sum()
+
+
+def make():
+    return torch.zeros(3)
+
+
+def use():
+    x = make()
+    return x.sum().item()
+`;
+
+test('typing on through a syntax error carries from the error version, whose context differs', async () => {
+  const parser = await initParser({ wasmDir });
+  const session = new Session(parser, () => []);
+  session.setEditorSettings({});
+  const documents = editTrackingDocuments(() => session);
+  const uri = 'untitled:carry-error';
+  let document = documents.create(uri, 'python', 1, WITH_CLASS);
+  session.analyse(document);
+  // Commenting out the closing parenthesis leaves `relu(` open: the class is cut short.
+  let offset = WITH_CLASS.indexOf('        )');
+  const carried: number[] = [];
+  for (const typed of ['#', 'a', 'b']) {
+    const before = kindCarryCounts.carried;
+    const at = document.positionAt(offset++);
+    document = documents.update(
+      document,
+      [{ range: { start: at, end: at }, text: typed }],
+      document.version + 1,
+    );
+    const incremental = session.analyse(document);
+    assert.equal(incremental.model?.hasSyntaxError, true);
+    const fresh = analyzeText({
+      parser,
+      text: document.getText(),
+      filePath: null,
+      settings: session.settingsFor(uri),
+    });
+    assert.equal(signature(incremental), signature(fresh));
+    carried.push(kindCarryCounts.carried - before);
+  }
+  session.trees.dispose();
+  // The first error changes the carry context (nothing is carried); the next keystrokes
+  // inside the comment keep it, and carry from the version before them.
+  assert.equal(carried[0], 0);
+  assert.ok(carried[1] > 0 && carried[2] > 0, `carried ${carried.join(', ')}`);
+});
