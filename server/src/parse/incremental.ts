@@ -10,6 +10,7 @@ import {
   lowerErrorTreeReusing,
   lowerReusing,
   setLoweringReuseFault,
+  type PreviousLowering,
   type TextSpan,
 } from './lower-reuse';
 
@@ -164,12 +165,15 @@ export class DocumentTrees {
         }
         return { ...lowered, hasError };
       }
-      const reusable =
-        previous && !hasError && (reparsed || previous.unverified)
-          ? previous.unverified
-            ? { root: previous.root, span, changed: [], unverified: previous.unverified }
-            : { root: previous.root, span, changed }
-          : undefined;
+      let reusable: PreviousLowering | undefined;
+      if (previous && !hasError) {
+        // After a version with errors, subtrees are matched by text; otherwise this tree is
+        // a re-parse of the one `previous` was lowered from, and tree-sitter's changed
+        // ranges say what may differ.
+        if (previous.unverified)
+          reusable = { root: previous.root, span, changed: [], unverified: previous.unverified };
+        else if (reparsed) reusable = { root: previous.root, span, changed };
+      }
       const lowered = reusable ? lowerReusing(tree, text, reusable) : lowerTree(tree, text);
       if (entry) this.forget(key);
       this.trees.set(key, { tree, text, lowered: hasError ? undefined : { root: lowered.root } });

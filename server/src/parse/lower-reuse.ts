@@ -3,7 +3,9 @@
 // lowered tree is moved into the new one as it is (same objects, offsets shifted, ids
 // renumbered), so a keystroke costs a walk of the edited path plus one pass over plain JS
 // objects instead of a wasm call per node. An unchanged function keeps its node objects
-// across versions, which is what lets later stages reuse their per-scope results.
+// across versions, which is what lets later stages reuse their per-scope results. Around a
+// version with syntax errors (parsed afresh, not re-parsed), subtrees are matched by their
+// unchanged text instead, where neither side holds an error.
 import type { Node, Tree } from 'web-tree-sitter';
 import {
   lowerTree,
@@ -62,10 +64,10 @@ export function setLoweringReuseFault(next: LoweringReuseFault): void {
 export const loweringReuseCounts = { lowered: 0, reused: 0, errorsLowered: 0, errorsReused: 0 };
 
 /**
- * Lowers `tree` (a re-parse of `text` from the previous version's tree) reusing the
- * previous lowered subtrees that lie wholly outside the edit and tree-sitter's changed
- * ranges (a fresh lowering when the direct wasm walk is unavailable). The previous tree
- * must not be used afterwards: its reused nodes now belong to the new one.
+ * Lowers `tree` (a parse of `text` without syntax errors) reusing the previous lowered
+ * subtrees that lie wholly outside the edit and `previous.changed` (a fresh lowering when
+ * the direct wasm walk is unavailable). The previous tree must not be used afterwards: its
+ * reused nodes now belong to the new one.
  */
 export function lowerReusing(tree: Tree, text: string, previous: PreviousLowering): LoweredTree {
   return lowerTree(tree, text, new PreviousSubtrees(previous));
@@ -246,6 +248,7 @@ class PreviousSubtrees implements SubtreeSource {
 
   finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree {
     const tree = renumber(root, source, this.moved, this.fresh);
+    this.releaseDropped();
     const reused = tree.nodeCount - lowered;
     if (this.fresh) {
       loweringReuseCounts.errorsLowered += lowered;
@@ -255,6 +258,22 @@ class PreviousSubtrees implements SubtreeSource {
       loweringReuseCounts.reused += reused;
     }
     return tree;
+  }
+
+  /**
+   * Cuts the links of the old nodes the new tree did not take over: a memo that still holds
+   * the old tree then keeps none of the later versions alive through them (a moved node's
+   * parent is its new one; a dropped node's would lead to the version it was dropped from).
+   */
+  private releaseDropped(): void {
+    const stack = this.previous ? [this.previous.root as LoweredNode] : [];
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (this.moved.has(node)) continue;
+      stack.push(...node.children);
+      node.children.length = 0;
+      node.parent = null;
+    }
   }
 
   /** Where an old node's start lies in the new text, or -1 when it starts inside the edit. */

@@ -125,3 +125,39 @@ test('a document opened with a syntax error keeps no tree, yet reuses its error-
   }
   assert.equal(trees.stats.liveTrees, 0);
 });
+
+test('an old tree still held (a memo) keeps no later version alive', async () => {
+  const parser = await initParser({ wasmDir });
+  const trees = new DocumentTrees(parser);
+  try {
+    let text = SOURCE;
+    const first = trees.parse('doc', text).root;
+    let latest = first;
+    // Errors typed and deleted in both functions: each version moves nodes and drops others.
+    for (const [anchor, typed] of [
+      ['view(-1)', ':'],
+      ['relu(batch)', '('],
+      ['return y.sum()', ' +'],
+    ] as const) {
+      const at = text.indexOf(anchor) + anchor.length;
+      const broken = change(trees, text, at, 0, typed);
+      const fixed = change(trees, broken.text, at, typed.length, '');
+      text = fixed.text;
+      latest = fixed.parsed.root;
+    }
+    const current = new Set<SyntaxNode>();
+    const stack = [latest];
+    while (stack.length) {
+      const node = stack.pop()!;
+      current.add(node);
+      stack.push(...node.children);
+    }
+    // The first version's root was lowered again in the next version, so it is in no later
+    // tree; its links are cut, so nothing of the later versions is reachable from it.
+    assert.equal(current.has(first), false);
+    assert.deepEqual(first.children, []);
+    assert.equal(first.parent, null);
+  } finally {
+    trees.dispose();
+  }
+});
