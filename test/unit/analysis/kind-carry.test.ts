@@ -29,14 +29,22 @@ def other(loss):
     return total
 `;
 
-/** Opens SOURCE, replaces `from` by `to` in one edit, and returns the incremental and fresh signatures and the carry counts. */
-function editOnce(parser: Parser, from: string, to: string) {
+/** A session with `text` open and analysed as `uri`, as the server keeps it. */
+function openDocument(parser: Parser, uri: string, text: string) {
   const session = new Session(parser, () => []);
   session.setEditorSettings({});
   const documents = editTrackingDocuments(() => session);
-  const uri = 'untitled:carry';
-  let document = documents.create(uri, 'python', 1, SOURCE);
+  const document = documents.create(uri, 'python', 1, text);
   session.analyse(document);
+  return { session, documents, document };
+}
+
+/** Opens SOURCE, replaces `from` by `to` in one edit, and returns the incremental and fresh signatures and the carry counts. */
+function editOnce(parser: Parser, from: string, to: string) {
+  const uri = 'untitled:carry';
+  const opened = openDocument(parser, uri, SOURCE);
+  const { session, documents } = opened;
+  let document = opened.document;
   const start = SOURCE.indexOf(from);
   const range = { start: document.positionAt(start), end: document.positionAt(start + from.length) };
   const before = { ...kindCarryCounts };
@@ -109,12 +117,10 @@ def use():
 
 test('typing on through a syntax error carries from the error version, whose context differs', async () => {
   const parser = await initParser({ wasmDir });
-  const session = new Session(parser, () => []);
-  session.setEditorSettings({});
-  const documents = editTrackingDocuments(() => session);
   const uri = 'untitled:carry-error';
-  let document = documents.create(uri, 'python', 1, WITH_CLASS);
-  session.analyse(document);
+  const opened = openDocument(parser, uri, WITH_CLASS);
+  const { session, documents } = opened;
+  let document = opened.document;
   // Commenting out the closing parenthesis leaves `relu(` open: the class is cut short.
   let offset = WITH_CLASS.indexOf('        )');
   const carried: number[] = [];

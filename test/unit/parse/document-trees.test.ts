@@ -53,14 +53,24 @@ function change(trees: DocumentTrees, text: string, at: number, remove: number, 
   return { text: after, parsed: trees.parse('doc', after) };
 }
 
+/** Runs `body` on a new DocumentTrees, disposes it, and checks that no wasm tree is left. */
+async function withTrees(body: (trees: DocumentTrees, parser: Parser) => void): Promise<void> {
+  const parser = await initParser({ wasmDir });
+  const trees = new DocumentTrees(parser);
+  try {
+    body(trees, parser);
+  } finally {
+    trees.dispose();
+  }
+  assert.equal(trees.stats.liveTrees, 0);
+}
+
 function assertLikeFresh(parser: Parser, text: string, root: SyntaxNode): void {
   assert.equal(shape(root), shape(parseSource(parser, text).root));
 }
 
-test('a version with a syntax error moves the unchanged functions over and the next version reuses them', async () => {
-  const parser = await initParser({ wasmDir });
-  const trees = new DocumentTrees(parser);
-  try {
+test('a version with a syntax error moves the unchanged functions over and the next version reuses them', () =>
+  withTrees((trees, parser) => {
     const opened = trees.parse('doc', SOURCE);
     const second = definition(opened.root, 'second');
     const at = SOURCE.indexOf('view(-1)') + 'view(-1)'.length;
@@ -80,16 +90,10 @@ test('a version with a syntax error moves the unchanged functions over and the n
     assertLikeFresh(parser, fixed.text, fixed.parsed.root);
     assert.equal(definition(fixed.parsed.root, 'second'), second);
     assert.equal(trees.stats.incrementalParses, 1);
-  } finally {
-    trees.dispose();
-  }
-  assert.equal(trees.stats.liveTrees, 0);
-});
+  }));
 
-test('a document opened with a syntax error keeps no tree, yet reuses its error-free subtrees', async () => {
-  const parser = await initParser({ wasmDir });
-  const trees = new DocumentTrees(parser);
-  try {
+test('a document opened with a syntax error keeps no tree, yet reuses its error-free subtrees', () =>
+  withTrees((trees, parser) => {
     const unfinished = SOURCE.replace('y = x.view(-1)', 'y = x.view(-1) +');
     const opened = trees.parse('doc', unfinished);
     assert.equal(opened.hasError, true);
@@ -120,16 +124,10 @@ test('a document opened with a syntax error keeps no tree, yet reuses its error-
     assert.equal(definition(finished.parsed.root, 'second'), second);
     assert.equal(trees.stats.liveTrees, 1);
     assert.equal(trees.stats.freshParses, 3);
-  } finally {
-    trees.dispose();
-  }
-  assert.equal(trees.stats.liveTrees, 0);
-});
+  }));
 
-test('an old tree still held (a memo) keeps no later version alive', async () => {
-  const parser = await initParser({ wasmDir });
-  const trees = new DocumentTrees(parser);
-  try {
+test('an old tree still held (a memo) keeps no later version alive', () =>
+  withTrees((trees) => {
     let text = SOURCE;
     const first = trees.parse('doc', text).root;
     let latest = first;
@@ -157,7 +155,4 @@ test('an old tree still held (a memo) keeps no later version alive', async () =>
     assert.equal(current.has(first), false);
     assert.deepEqual(first.children, []);
     assert.equal(first.parent, null);
-  } finally {
-    trees.dispose();
-  }
-});
+  }));
