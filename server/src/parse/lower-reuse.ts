@@ -84,12 +84,20 @@ export function lowerErrorTreeReusing(
   previous: PreviousLowering | undefined,
   spots: readonly { startIndex: number; endIndex: number }[],
 ): { lowered: LoweredTree; unverified: Set<SyntaxNode> } {
-  const fresh = new Set<SyntaxNode>();
-  const lowered = lowerTree(tree, text, new PreviousSubtrees(previous, fresh));
+  const lowered = previous
+    ? lowerTree(tree, text, new PreviousSubtrees(previous, true))
+    : lowerTree(tree, text);
+  // A node whose text touches no error holds none; the nodes that do were all lowered
+  // from this tree (a reused one touches none), so the descent stays on the error paths.
+  const errors = new RangeIndex(spots);
   const unverified = new Set<SyntaxNode>();
-  for (const node of fresh)
-    if (spots.some((spot) => node.startIndex <= spot.endIndex && spot.startIndex <= node.endIndex))
-      unverified.add(node);
+  const stack = [lowered.root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (!errors.touches(node.startIndex, node.endIndex)) continue;
+    unverified.add(node);
+    stack.push(...node.children);
+  }
   return { lowered, unverified };
 }
 
@@ -116,6 +124,37 @@ export function errorSpots(tree: Tree): { startIndex: number; endIndex: number }
   };
   if (tree.rootNode.hasError) visit(tree.rootNode);
   return spots;
+}
+
+/**
+ * Ranges of a text that answer whether `[from, to]` touches one of them (ends included) by
+ * a binary search: sorted by start, with the largest end so far. A broken file can have
+ * thousands of error spots, and every node lowered or offered for reuse asks.
+ */
+class RangeIndex {
+  private readonly starts: number[] = [];
+  private readonly endsSoFar: number[] = [];
+
+  constructor(ranges: readonly { startIndex: number; endIndex: number }[]) {
+    let end = -1;
+    for (const range of [...ranges].sort((a, b) => a.startIndex - b.startIndex)) {
+      end = Math.max(end, range.endIndex);
+      this.starts.push(range.startIndex);
+      this.endsSoFar.push(end);
+    }
+  }
+
+  touches(from: number, to: number): boolean {
+    // The last range starting at or before `to`; any earlier one ends no later than endsSoFar.
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.starts[middle] <= to) low = middle + 1;
+      else high = middle;
+    }
+    return low > 0 && this.endsSoFar[low - 1] >= from;
+  }
 }
 
 const STATEMENT_PARENTS = new Set(['module', 'block', 'ERROR']);
@@ -146,18 +185,17 @@ class PreviousSubtrees implements SubtreeSource {
   private counterpart: LoweredNode | undefined;
   private readonly moved = new Map<LoweredNode, number>();
   private readonly delta: number;
+  private readonly changed: RangeIndex;
   private statementsByStart: Map<number, LoweredNode[]> | undefined;
 
-  /**
-   * `fresh`, when given, receives every node lowered from the wasm tree (not moved); with
-   * no `previous`, nothing is reused.
-   */
+  /** `afterErrors`: the new tree has syntax errors (for the counters). */
   constructor(
-    private readonly previous: PreviousLowering | undefined,
-    private readonly fresh?: Set<SyntaxNode>,
+    private readonly previous: PreviousLowering,
+    private readonly afterErrors = false,
   ) {
-    this.delta = previous ? previous.span.newEnd - previous.span.oldEnd : 0;
-    this.counterpart = previous?.root as LoweredNode | undefined;
+    this.delta = previous.span.newEnd - previous.span.oldEnd;
+    this.changed = new RangeIndex(previous.changed);
+    this.counterpart = previous.root as LoweredNode;
   }
 
   adopt(type: string, field: string | null, from: number, to: number): LoweredNode | undefined {
@@ -167,7 +205,7 @@ class PreviousSubtrees implements SubtreeSource {
       !old ||
       old.endIndex - old.startIndex !== to - from ||
       !this.untouched(from, to) ||
-      (this.previous?.unverified?.has(old) && fault !== 'reuse-unverified')
+      (this.previous.unverified?.has(old) && fault !== 'reuse-unverified')
     )
       return undefined;
     this.moved.set(old, from - old.startIndex);
@@ -201,7 +239,7 @@ class PreviousSubtrees implements SubtreeSource {
    * and field that started here, wherever it was.
    */
   private movedStatement(type: string, field: string | null, from: number): LoweredNode | undefined {
-    if (!this.previous?.unverified) return undefined;
+    if (!this.previous.unverified) return undefined;
     this.statementsByStart ??= this.indexStatements(this.previous.root as LoweredNode);
     return this.statementsByStart
       .get(from)
@@ -247,10 +285,10 @@ class PreviousSubtrees implements SubtreeSource {
   }
 
   finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree {
-    const tree = renumber(root, source, this.moved, this.fresh);
+    const tree = renumber(root, source, this.moved);
     this.releaseDropped();
     const reused = tree.nodeCount - lowered;
-    if (this.fresh) {
+    if (this.afterErrors) {
       loweringReuseCounts.errorsLowered += lowered;
       loweringReuseCounts.errorsReused += reused;
     } else {
@@ -266,7 +304,7 @@ class PreviousSubtrees implements SubtreeSource {
    * parent is its new one; a dropped node's would lead to the version it was dropped from).
    */
   private releaseDropped(): void {
-    const stack = this.previous ? [this.previous.root as LoweredNode] : [];
+    const stack = [this.previous.root as LoweredNode];
     while (stack.length) {
       const node = stack.pop()!;
       if (this.moved.has(node)) continue;
@@ -278,7 +316,6 @@ class PreviousSubtrees implements SubtreeSource {
 
   /** Where an old node's start lies in the new text, or -1 when it starts inside the edit. */
   private mappedStart(old: LoweredNode): number {
-    if (!this.previous) return -1;
     const { start, oldEnd } = this.previous.span;
     return old.startIndex < start
       ? old.startIndex
@@ -294,26 +331,23 @@ class PreviousSubtrees implements SubtreeSource {
    * wrapped in an ERROR node, over the same text).
    */
   private untouched(from: number, to: number): boolean {
-    if (!this.previous) return false;
     const { start, newEnd } = this.previous.span;
     return (
       (to < start || from > newEnd) &&
       ((fault === 'ignore-errors' && this.previous.unverified !== undefined) ||
-        this.previous.changed.every((r) => to < r.startIndex || from > r.endIndex))
+        !this.changed.touches(from, to))
     );
   }
 }
 
 /**
  * One pre-order pass over the new tree: document-order ids, the by-type index, and for
- * each moved subtree its offsets shifted by its move and its text source replaced; `fresh`
- * receives the nodes that were not moved.
+ * each moved subtree its offsets shifted by its move and its text source replaced.
  */
 function renumber(
   root: LoweredNode,
   source: SourceText,
   moved: ReadonlyMap<LoweredNode, number>,
-  fresh: Set<SyntaxNode> | undefined,
 ): LoweredTree {
   const byType = new Map<string, SyntaxNode[]>();
   let count = 0;
@@ -328,7 +362,7 @@ function renumber(
       node.startIndex += shift;
       node.endIndex += shift;
       node.source = source;
-    } else fresh?.add(node);
+    }
     node.id = count++;
     let list = byType.get(node.type);
     if (!list) byType.set(node.type, (list = []));
