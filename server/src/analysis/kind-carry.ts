@@ -28,8 +28,34 @@ export interface KindMemo {
  * error's context; fixing it brings back the last clean version's).
  */
 export class KindCarry {
-  memo: KindMemo | undefined;
-  errorMemo: KindMemo | undefined;
+  private memo: KindMemo | undefined;
+  private errorMemo: KindMemo | undefined;
+
+  /**
+   * The memo to carry from, with its definitions mapped onto this version's: the error
+   * version's when its context is this version's, else the clean version's when that is.
+   */
+  previousFor(
+    context: string,
+    definitions: readonly SyntaxNode[],
+    root: SyntaxNode,
+  ): { memo: KindMemo; map: NodeMap } | undefined {
+    for (const memo of [this.errorMemo, this.memo]) {
+      const map = definitionMap(memo, context, definitions, root);
+      if (map) return { memo: memo!, map };
+    }
+    return undefined;
+  }
+
+  /**
+   * Keeps a version's memo. A syntax error often changes the context (a class it cuts short
+   * changes its methods' nesting), so the last clean version's memo stays beside it.
+   */
+  keep(memo: KindMemo, hasSyntaxError: boolean): void {
+    if (hasSyntaxError) this.errorMemo = memo;
+    else [this.memo, this.errorMemo] = [memo, undefined];
+  }
+
   /**
    * Test-only faults: carry a trace without checking its inputs, without its tensor-evidence
    * calls, or whatever the file-wide facts are.
@@ -67,7 +93,7 @@ export function kindContext(
  * The previous version's definition (or root) → this version's, when the file-wide facts are
  * the same (so the definitions correspond one to one, in order); undefined otherwise.
  */
-export function definitionMap(
+function definitionMap(
   memo: KindMemo | undefined,
   context: string,
   definitions: readonly SyntaxNode[],

@@ -12,7 +12,7 @@ import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
 import { TensorEvidence, type NameGuess } from './tensor-evidence';
-import { KindCarry, kindCarryCounts, definitionMap, kindContext, type KindMemo } from './kind-carry';
+import { KindCarry, kindCarryCounts, kindContext, type KindMemo } from './kind-carry';
 import { FunctionTrace, type NodeMap, type SharedKindState } from './function-trace';
 import {
   enclosingFunction,
@@ -68,10 +68,7 @@ export function inferValueKinds(input: {
   if (input.carry) {
     kindCarryCounts.carried += inference.carriedCount;
     kindCarryCounts.walked += inference.walkedCount;
-    // A syntax error often changes the context (a class it cuts short changes its methods'
-    // nesting), so the last clean version's memo stays beside the error version's.
-    if (input.hasSyntaxError) input.carry.errorMemo = inference.memo();
-    else [input.carry.memo, input.carry.errorMemo] = [inference.memo(), undefined];
+    input.carry.keep(inference.memo(), !!input.hasSyntaxError);
   }
   return {
     kinds: inference.kinds,
@@ -137,13 +134,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       ]);
       this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
     }
-    // The error version's memo when its context is this version's, else the clean one's.
-    let memo = carry?.errorMemo;
-    let fromPrevious = carry && definitionMap(memo, this.context, this.definitionList, this.root);
-    if (carry && !fromPrevious) {
-      memo = carry.memo;
-      fromPrevious = definitionMap(memo, this.context, this.definitionList, this.root);
-    }
+    const fromPrevious = carry?.previousFor(this.context, this.definitionList, this.root);
     for (let round = 0; round < 2; round++) {
       // NOTE: when a caller unpacked a function's tuple before its elements were known, round
       // two re-walks instead of replaying.
@@ -154,7 +145,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       for (const fn of this.definitions.functionNodes) {
         const previous = useReplay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
-        else if (!(fromPrevious && this.carryFunction(fn, round, memo!, fromPrevious)))
+        else if (!(fromPrevious && this.carryFunction(fn, round, fromPrevious.memo, fromPrevious.map)))
           this.analyseFunction(fn);
         if (carry) this.roundTraces[round].set(fn, this.traces.get(fn)!);
       }
