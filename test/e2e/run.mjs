@@ -111,7 +111,9 @@ async function runSuites(ctx) {
           .join('\n  ');
         throw new Error(`exit code ${code}; see test-output/e2e/${suite.name}.log\n  ${failing}`);
       }
-      record({ name: suite.name, title: suite.title, ok: true, seconds: (Date.now() - start) / 1000 });
+      // Lines a suite prints as `e2e note: ...` (a retry that was needed) reach the summary.
+      const notes = output.split('\n').filter((l) => l.includes('e2e note:'));
+      record({ name: suite.name, title: suite.title, ok: true, seconds: (Date.now() - start) / 1000, notes });
     } catch (error) {
       record({
         name: suite.name,
@@ -134,6 +136,7 @@ function summary() {
       `  ${r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(24)} ${r.seconds.toFixed(1).padStart(6)} s  ${r.title}`,
     );
     if (!r.ok) console.log(`        ${r.error.split('\n').join('\n        ')}`);
+    for (const note of r.notes ?? []) console.log(`        ${note.trim()}`);
   }
   const failed = results.filter((r) => !r.ok).length;
   console.log(`  ${results.length - failed} passed, ${failed} failed, total ${total.toFixed(1)} s`);

@@ -58,20 +58,35 @@ describe('Shardlens in a trusted workspace', () => {
     const diagnostic = await waitForDiagnostic(files.train, 'SL201');
     assert.equal(diagnostic.range.start.line, positionOf(editor.document, 'y.view(').line);
     // The 4th argument resolves up to that many actions, for servers that fill edits lazily.
-    const actions =
-      (await vscode.commands.executeCommand<vscode.CodeAction[]>(
-        'vscode.executeCodeActionProvider',
-        editor.document.uri,
-        diagnostic.range,
-        vscode.CodeActionKind.QuickFix.value,
-        20,
-      )) ?? [];
-    const fix = actions.find((a) => /reshape/i.test(a.title));
-    assert.ok(
-      fix?.edit,
-      `a .reshape quick fix with an edit for SL201 (got: ${actions.map((a) => a.title).join(', ')})`,
+    // NOTE: asked again until the fix comes (CI once got none on the first request, a race
+    // not seen here in 6 runs); each failed answer is kept for the timeout message.
+    const answers: string[] = [];
+    const fix = await waitFor(
+      'a .reshape quick fix with an edit for SL201',
+      async () => {
+        const actions =
+          (await vscode.commands.executeCommand<vscode.CodeAction[]>(
+            'vscode.executeCodeActionProvider',
+            editor.document.uri,
+            diagnostic.range,
+            vscode.CodeActionKind.QuickFix.value,
+            20,
+          )) ?? [];
+        const found = actions.find((a) => /reshape/i.test(a.title) && a.edit);
+        if (!found) {
+          const codes = vscode.languages.getDiagnostics(editor.document.uri).map(codeOf);
+          answers.push(`[${actions.map((a) => a.title).join(', ')}] with diagnostics [${codes.join(', ')}]`);
+          throw new Error(`${answers.length} answers without it, the first: ${answers[0]}`);
+        }
+        return found;
+      },
+      10_000,
     );
-    assert.ok(await vscode.workspace.applyEdit(fix.edit), 'the edit applies');
+    if (answers.length)
+      console.log(
+        `e2e note: the SL201 quick fix came after ${answers.length} answers without it: ${answers.join('; ')}`,
+      );
+    assert.ok(fix.edit && (await vscode.workspace.applyEdit(fix.edit)), 'the edit applies');
     assert.match(editor.document.lineAt(diagnostic.range.start.line).text, /reshape|contiguous/);
     await waitFor(
       'SL201 to go away',
