@@ -81,6 +81,8 @@ export interface EquivalenceRun {
   edits: number;
   /** Versions re-parsed from the previous tree (see DocumentTrees). */
   incrementalParses: number;
+  /** Versions lowered from a window re-parse (see window-parse.ts). */
+  windowParses: number;
   divergence?: Divergence;
 }
 
@@ -135,6 +137,7 @@ export function runEditEquivalence(input: {
           return {
             edits: done + 1,
             incrementalParses: session.trees.stats.incrementalParses,
+            windowParses: session.trees.stats.windowParses,
             divergence: {
               file: file.name,
               edit: i,
@@ -146,7 +149,8 @@ export function runEditEquivalence(input: {
       }
       session.forget(uri);
     }
-    return { edits: done, incrementalParses: session.trees.stats.incrementalParses };
+    const { incrementalParses, windowParses } = session.trees.stats;
+    return { edits: done, incrementalParses, windowParses };
   } finally {
     session.trees.dispose();
   }

@@ -2,9 +2,11 @@
 // every content change into a tree-sitter edit of it, and re-parses with it as the old
 // tree so tree-sitter reuses the subtrees the edits did not touch. Every replaced tree is
 // deleted (trees live in the wasm heap and leak otherwise).
-import type { Edit, Parser, Point, Tree } from 'web-tree-sitter';
+import type { Edit, Parser, Tree } from 'web-tree-sitter';
+import { pointAfter, pointAt } from './points';
 import { lowerTree, type SyntaxNode } from './syntax';
 import type { ParsedSource } from './parser';
+import { lowerWindow, setWindowFault } from './window-parse';
 import {
   errorSpots,
   lowerErrorTreeReusing,
@@ -28,7 +30,13 @@ export interface TextEdit {
 
 /** Test-only faults, to prove the equivalence test catches a broken reuse. */
 export type IncrementalFault =
-  'none' | 'skip-tree-edit' | 'keep-errors' | 'stale-offsets' | 'ignore-errors' | 'reuse-unverified';
+  | 'none'
+  | 'skip-tree-edit'
+  | 'keep-errors'
+  | 'stale-offsets'
+  | 'ignore-errors'
+  | 'reuse-unverified'
+  | 'window-comment-end';
 let fault: IncrementalFault = 'none';
 
 /** Sets a deliberate fault in the reuse (tests only). */
@@ -37,21 +45,29 @@ export function setIncrementalFault(next: IncrementalFault): void {
   setLoweringReuseFault(
     next === 'stale-offsets' || next === 'ignore-errors' || next === 'reuse-unverified' ? next : 'none',
   );
+  setWindowFault(next === 'window-comment-end');
 }
 
 interface DocumentTree {
   /**
-   * The last parse without syntax errors, edited in step with the text: the base of the
-   * next incremental parse (none while the document has had errors since it was opened).
+   * The last parse without syntax errors: the base of the next incremental parse (none
+   * while the document has had errors since it was opened).
    */
   tree?: Tree;
-  /** The text `tree` describes once its pending edits are applied. */
+  /**
+   * The text `tree` describes, and the edits since as one span, given to `tree.edit` just
+   * before the next re-parse from it (window re-parses leave the tree behind the text).
+   */
+  treeText?: string;
+  treeSpan?: TextSpan;
+  /** The current text. */
   text: string;
   /**
    * The last version's lowered root and the span the edits since cover. Unless
-   * `unverified` is set, it was lowered from `tree` (before its pending edits); otherwise
-   * that version had syntax errors and was parsed afresh, and `unverified` holds the nodes
-   * lowered from that tree (the others were reused, error-free).
+   * `unverified` is set, it was lowered from `tree`; otherwise that version had syntax
+   * errors and was parsed afresh, and `unverified` holds the nodes lowered from that tree
+   * (the others were reused, error-free), or it was a window re-parse (see window-parse.ts),
+   * and `unverified` is empty.
    */
   lowered?: { root: SyntaxNode; span?: TextSpan; unverified?: ReadonlySet<SyntaxNode> };
 }
@@ -63,11 +79,16 @@ export interface IncrementalStats {
   /** Re-parses whose result had syntax errors, replaced by a fresh parse. */
   fallbacks: number;
   freshParses: number;
+  /** Versions lowered from a window re-parse of the statements around the edit. */
+  windowParses: number;
   liveTrees: number;
 }
 
 /** Parses of every DocumentTrees in this process, for the benchmark (an in-process server has no other window on them). */
-export const processParseCounts = { incremental: 0, fallbacks: 0, fresh: 0 };
+export const processParseCounts = { incremental: 0, fallbacks: 0, fresh: 0, windows: 0 };
+
+/** The `unverified` set of a version lowered with no syntax error but not from the base tree. */
+const NO_NODES: ReadonlySet<SyntaxNode> = new Set();
 
 /** The last error-free tree of each open document, kept in step with its edits. */
 export class DocumentTrees {
@@ -75,13 +96,14 @@ export class DocumentTrees {
   private incrementalParses = 0;
   private freshParses = 0;
   private fallbacks = 0;
+  private windowParses = 0;
 
   constructor(private readonly parser: Parser) {}
 
   /**
-   * Applies edits, in order, to the tree of `key` whose text before them is `before`. A
-   * document with no tree, or whose tree describes another text, loses its tree (the next
-   * parse is a fresh one).
+   * Records edits, in order, of the document `key` whose text before them is `before`
+   * (its tree gets them as one edit before its next re-parse). A document whose entry
+   * describes another text loses its tree (the next parse is a fresh one).
    */
   edit(key: string, before: string, edits: readonly TextEdit[]): void {
     const entry = this.trees.get(key);
@@ -95,19 +117,19 @@ export class DocumentTrees {
       text = text.slice(0, change.start) + change.newText + text.slice(change.oldEnd);
     // NOTE: several edits of one tree before a re-parse sometimes gave a tree other than a
     // fresh parse's (2 in 6,000 random three-change batches, none in 6,000 single changes),
-    // so a batch becomes the one edit that spans all its changes.
+    // so a batch, and the versions a window re-parse handled, become one spanning edit.
     const change = edits.length === 1 ? edits[0] : spanningEdit(before, text);
-    if (change && entry.tree && fault !== 'skip-tree-edit') {
-      entry.tree.edit(treeEdit(before, text, change, change.start + change.newText.length));
-    }
+    if (change && entry.tree) entry.treeSpan = composeSpans(entry.treeSpan, change);
     if (change && entry.lowered) entry.lowered.span = composeSpans(entry.lowered.span, change);
     entry.text = text;
   }
 
   /**
-   * Parses `text` for `key` and lowers it. When the document has a base tree (its last
-   * error-free tree, edited in step) that describes exactly this text, tree-sitter re-parses
-   * from it; a result without syntax errors becomes the new base and the old one is deleted.
+   * Parses `text` for `key` and lowers it. After an error-free version, a window of the
+   * statements around the edit is re-parsed alone when one applies (see window-parse.ts).
+   * Otherwise, when the document has a base tree (its last error-free tree) and the edits
+   * since, tree-sitter re-parses from it, edited; a result without syntax errors becomes
+   * the new base and the old one is deleted.
    * A result with errors is thrown away for a fresh parse (whose tree is not kept either),
    * and the base stays: the next version that parses clean re-parses from it. Either way the
    * lowering reuses the previous version's unchanged subtrees (see lower-reuse.ts).
@@ -115,7 +137,14 @@ export class DocumentTrees {
   parse(key: string, text: string): ParsedSource {
     const entry = this.trees.get(key);
     const current = entry && entry.text === text ? entry : undefined;
+    const windowed = current && this.parseWindow(current, text);
+    if (windowed) return windowed;
     const base = current?.tree;
+    if (base && current.treeSpan) {
+      if (fault !== 'skip-tree-edit') base.edit(treeEdit(current.treeText!, text, current.treeSpan));
+      current.treeText = text;
+      current.treeSpan = undefined;
+    }
     let tree: Tree | null = null;
     let changed: readonly { startIndex: number; endIndex: number }[] = [];
     if (base) {
@@ -176,12 +205,32 @@ export class DocumentTrees {
       }
       const lowered = reusable ? lowerReusing(tree, text, reusable) : lowerTree(tree, text);
       if (entry) this.forget(key);
-      this.trees.set(key, { tree, text, lowered: hasError ? undefined : { root: lowered.root } });
+      this.trees.set(key, {
+        tree,
+        treeText: text,
+        text,
+        lowered: hasError ? undefined : { root: lowered.root },
+      });
       kept = true;
       return { ...lowered, hasError };
     } finally {
       if (!kept) tree.delete();
     }
+  }
+
+  /**
+   * The version lowered from a window re-parse of the statements around the edit, when the
+   * last version had no syntax error and a window applies (see window-parse.ts).
+   */
+  private parseWindow(entry: DocumentTree, text: string): ParsedSource | undefined {
+    const previous = entry.lowered;
+    if (!previous?.span || previous.unverified?.size) return undefined;
+    const lowered = lowerWindow(this.parser, text, previous.root, previous.span);
+    if (!lowered) return undefined;
+    entry.lowered = { root: lowered.root, unverified: NO_NODES };
+    this.windowParses++;
+    processParseCounts.windows++;
+    return { ...lowered, hasError: false };
   }
 
   /** Deletes the tree of `key` (closed document). */
@@ -200,6 +249,7 @@ export class DocumentTrees {
       incrementalParses: this.incrementalParses,
       fallbacks: this.fallbacks,
       freshParses: this.freshParses,
+      windowParses: this.windowParses,
       liveTrees: [...this.trees.values()].filter((entry) => entry.tree).length,
     };
   }
@@ -240,44 +290,15 @@ function composeSpans(earlier: TextSpan | undefined, change: TextEdit): TextSpan
   };
 }
 
-/** The tree-sitter edit for `change` of `before` (giving `after`). */
-function treeEdit(before: string, after: string, change: TextEdit, newEnd: number): Edit {
-  const startPosition = pointAt(before, change.start);
+/** The tree-sitter edit for `span` of `before` (giving `after`). */
+function treeEdit(before: string, after: string, span: TextSpan): Edit {
+  const startPosition = pointAt(before, span.start);
   return {
-    startIndex: change.start,
-    oldEndIndex: change.oldEnd,
-    newEndIndex: newEnd,
+    startIndex: span.start,
+    oldEndIndex: span.oldEnd,
+    newEndIndex: span.newEnd,
     startPosition,
-    oldEndPosition: pointAfter(before, change.start, change.oldEnd, startPosition),
-    newEndPosition: pointAfter(after, change.start, newEnd, startPosition),
+    oldEndPosition: pointAfter(before, span.start, span.oldEnd, startPosition),
+    newEndPosition: pointAfter(after, span.start, span.newEnd, startPosition),
   };
-}
-
-/**
- * The tree-sitter point of a UTF-16 offset: tree-sitter counts rows at `\n` only (a lone
- * `\r` is no row break to it, unlike LSP), and web-tree-sitter's columns are UTF-16 units.
- */
-export function pointAt(text: string, offset: number): Point {
-  let row = 0;
-  let lineStart = 0;
-  let at = text.indexOf('\n');
-  while (at !== -1 && at < offset) {
-    row++;
-    lineStart = at + 1;
-    at = text.indexOf('\n', lineStart);
-  }
-  return { row, column: offset - lineStart };
-}
-
-/** The point of `offset` given the point of an earlier `from` in the same text. */
-function pointAfter(text: string, from: number, offset: number, fromPoint: Point): Point {
-  let row = fromPoint.row;
-  let lineStart = from - fromPoint.column;
-  let at = text.indexOf('\n', from);
-  while (at !== -1 && at < offset) {
-    row++;
-    lineStart = at + 1;
-    at = text.indexOf('\n', lineStart);
-  }
-  return { row, column: offset - lineStart };
 }

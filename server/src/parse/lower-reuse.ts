@@ -344,7 +344,7 @@ class PreviousSubtrees implements SubtreeSource {
  * One pre-order pass over the new tree: document-order ids, the by-type index, and for
  * each moved subtree its offsets shifted by its move and its text source replaced.
  */
-function renumber(
+export function renumber(
   root: LoweredNode,
   source: SourceText,
   moved: ReadonlyMap<LoweredNode, number>,

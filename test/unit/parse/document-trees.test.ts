@@ -1,7 +1,8 @@
-// DocumentTrees across versions with syntax errors: a version with an error is parsed
-// afresh, yet its lowering moves the previous version's unchanged subtrees over (the same
-// objects, so later stages can reuse their results), equals a fresh lowering of its text,
-// and is what the next version reuses; no wasm tree outlives its document.
+// DocumentTrees across versions: a version with a syntax error is parsed afresh, yet its
+// lowering moves the previous version's unchanged subtrees over (the same objects, so later
+// stages can reuse their results), equals a fresh lowering of its text, and is what the next
+// version reuses; an edit inside a block re-parses a window of statements alone; no wasm
+// tree outlives its document.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
@@ -155,4 +156,35 @@ test('an old tree still held (a memo) keeps no later version alive', () =>
     assert.equal(current.has(first), false);
     assert.deepEqual(first.children, []);
     assert.equal(first.parent, null);
+  }));
+
+test('an edit inside a block re-parses the statements around it alone, and the base tree catches up later', () =>
+  withTrees((trees, parser) => {
+    const opened = trees.parse('doc', SOURCE);
+    const second = definition(opened.root, 'second');
+    const returned = definition(opened.root, 'first').children.find((c) => c.type === 'block')!.children[1];
+
+    // Inside `first`: only its `y = ...` statement is re-parsed (with the `def` line above it).
+    const at = SOURCE.indexOf('view(-1)') + 'view(-1'.length;
+    const typed = change(trees, SOURCE, at, 0, ', 1');
+    assertLikeFresh(parser, typed.text, typed.parsed.root);
+    const block = definition(typed.parsed.root, 'first').children.find((c) => c.type === 'block')!;
+    assert.equal(block.children[1], returned, 'the statement after the window was lowered again');
+    assert.equal(definition(typed.parsed.root, 'second'), second);
+    assert.deepEqual([trees.stats.windowParses, trees.stats.incrementalParses], [1, 0]);
+
+    // `return` moved to column 0 leaves `first`: its block's window parses with another
+    // shape, and the window around `first` in the module is parsed instead.
+    const returnAt = typed.text.indexOf('    return y.sum()');
+    const dedented = change(trees, typed.text, returnAt, 4, '');
+    assertLikeFresh(parser, dedented.text, dedented.parsed.root);
+    assert.equal(dedented.parsed.root.children[2].type, 'return_statement');
+    assert.equal(definition(dedented.parsed.root, 'second'), second);
+    assert.equal(trees.stats.windowParses, 2);
+
+    // Before the first statement no window applies: tree-sitter re-parses its base tree,
+    // given the three edits since as one.
+    const top = change(trees, dedented.text, 0, 0, '# head\n');
+    assertLikeFresh(parser, top.text, top.parsed.root);
+    assert.deepEqual([trees.stats.windowParses, trees.stats.incrementalParses], [2, 1]);
   }));
