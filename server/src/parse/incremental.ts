@@ -6,7 +6,7 @@ import type { Edit, Parser, Tree } from 'web-tree-sitter';
 import { pointAfter, pointAt } from './points';
 import { lowerTree, type SyntaxNode } from './syntax';
 import type { ParsedSource } from './parser';
-import { lowerWindow, setWindowFault } from './window-parse';
+import { lowerWindow, setWindowFault, type WindowOutcome } from './window-parse';
 import {
   errorSpots,
   lowerErrorTreeReusing,
@@ -138,9 +138,12 @@ export class DocumentTrees {
     const entry = this.trees.get(key);
     const current = entry && entry.text === text ? entry : undefined;
     const windowed = current && this.parseWindow(current, text);
-    if (windowed) return windowed;
-    const base = current?.tree;
-    if (base && current.treeSpan) {
+    if (windowed?.lowered) return { ...windowed.lowered, hasError: false };
+    // NOTE: when the window had a syntax error, so has the text, almost surely: a re-parse,
+    // whose result would be thrown away, is skipped (it cost as much as a fresh parse when
+    // the base tree was behind by the edits of many window versions).
+    const base = windowed?.syntaxError ? undefined : current?.tree;
+    if (current && base && current.treeSpan) {
       if (fault !== 'skip-tree-edit') base.edit(treeEdit(current.treeText!, text, current.treeSpan));
       current.treeText = text;
       current.treeSpan = undefined;
@@ -196,12 +199,13 @@ export class DocumentTrees {
       }
       let reusable: PreviousLowering | undefined;
       if (previous && !hasError) {
-        // After a version with errors, subtrees are matched by text; otherwise this tree is
-        // a re-parse of the one `previous` was lowered from, and tree-sitter's changed
-        // ranges say what may differ.
-        if (previous.unverified)
-          reusable = { root: previous.root, span, changed: [], unverified: previous.unverified };
-        else if (reparsed) reusable = { root: previous.root, span, changed };
+        // When this tree is a re-parse of the one `previous` was lowered from, tree-sitter's
+        // changed ranges say what may differ; otherwise (after a version with errors or a
+        // window re-parse, or when the re-parse was skipped) subtrees are matched by text.
+        reusable =
+          reparsed && !previous.unverified
+            ? { root: previous.root, span, changed }
+            : { root: previous.root, span, changed: [], unverified: previous.unverified ?? NO_NODES };
       }
       const lowered = reusable ? lowerReusing(tree, text, reusable) : lowerTree(tree, text);
       if (entry) this.forget(key);
@@ -219,18 +223,21 @@ export class DocumentTrees {
   }
 
   /**
-   * The version lowered from a window re-parse of the statements around the edit, when the
-   * last version had no syntax error and a window applies (see window-parse.ts).
+   * The outcome of a window re-parse of the statements around the edit, when the last
+   * version had no syntax error (see window-parse.ts); its lowering becomes the entry's.
    */
-  private parseWindow(entry: DocumentTree, text: string): ParsedSource | undefined {
+  private parseWindow(entry: DocumentTree, text: string): WindowOutcome | undefined {
     const previous = entry.lowered;
+    // NOTE: after a version with syntax errors its lowering may be shaped by the error
+    // recovery away from the errors too (tried: windows holding every error spot gave
+    // other trees than fresh parses within 500 random edits), so no window is tried.
     if (!previous?.span || previous.unverified?.size) return undefined;
-    const lowered = lowerWindow(this.parser, text, previous.root, previous.span);
-    if (!lowered) return undefined;
-    entry.lowered = { root: lowered.root, unverified: NO_NODES };
+    const outcome = lowerWindow(this.parser, text, previous.root, previous.span);
+    if (!outcome.lowered) return outcome;
+    entry.lowered = { root: outcome.lowered.root, unverified: NO_NODES };
     this.windowParses++;
     processParseCounts.windows++;
-    return { ...lowered, hasError: false };
+    return outcome;
   }
 
   /** Deletes the tree of `key` (closed document). */

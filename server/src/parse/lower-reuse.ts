@@ -27,6 +27,12 @@ export interface TextSpan {
   newEnd: number;
 }
 
+/** A range of UTF-16 offsets, end exclusive. */
+export interface TextRange {
+  startIndex: number;
+  endIndex: number;
+}
+
 /** The previous version to reuse from. */
 export interface PreviousLowering {
   root: SyntaxNode;
@@ -108,8 +114,8 @@ export function lowerErrorTreeReusing(
  * holding one of its skipped tokens holds the ERROR node); a node with an error in none of
  * its children, whole.
  */
-export function errorSpots(tree: Tree): { startIndex: number; endIndex: number }[] {
-  const spots: { startIndex: number; endIndex: number }[] = [];
+export function errorSpots(tree: Tree): TextRange[] {
+  const spots: TextRange[] = [];
   const visit = (node: Node) => {
     if (node.isMissing) {
       spots.push({ startIndex: node.startIndex, endIndex: node.endIndex });

@@ -50,48 +50,51 @@ interface Window {
 }
 
 /**
- * The lowering of `text` built from `root` (the previous version's lowering, error-free;
- * `span` is the edit since) by re-parsing a window of statements around the edit, or
- * undefined when no window is known to parse as the whole text would. The previous tree
- * must not be used afterwards: its nodes outside the window now belong to the new one.
+ * What a window re-parse gave: the new lowering, or none, and then whether the last window
+ * tried had a syntax error (the whole text then almost surely has one too).
  */
-export function lowerWindow(
-  parser: Parser,
-  text: string,
-  root: SyntaxNode,
-  span: TextSpan,
-): LoweredTree | undefined {
+export type WindowOutcome = { lowered: LoweredTree } | { lowered?: undefined; syntaxError: boolean };
+
+/**
+ * The lowering of `text` built from `root` (the previous version's lowering, error-free;
+ * `span` is the edit since) by re-parsing a window of statements around the edit, unless
+ * no window is known to parse as the whole text would. The previous tree must not be used
+ * afterwards: its nodes outside the window now belong to the new one.
+ */
+export function lowerWindow(parser: Parser, text: string, root: SyntaxNode, span: TextSpan): WindowOutcome {
   const delta = span.newEnd - span.oldEnd;
   // NOTE: an edit can move lines out of the block they were in (a `#` deleted before a
   // `def` line makes the lines after it, which were the previous method's, its body): the
   // window then fails to parse or has another shape, and the enclosing one is tried.
   const windows = findWindows(root as LoweredNode, span, text, delta).slice(0, MAX_ATTEMPTS);
+  let syntaxError = false;
   for (const window of windows) {
     const ranges = includedRanges(text, window, delta);
     if (!ranges) break;
     const statements = parseWindow(parser, text, window, ranges);
-    if (!statements) continue;
+    syntaxError = statements === 'syntax error';
+    if (typeof statements === 'string') continue;
     windowParseCounts.windows++;
-    return splice(window, statements, span, text.length);
+    return { lowered: splice(window, statements, span, text.length) };
   }
   windowParseCounts.declined++;
-  return undefined;
+  return { syntaxError };
 }
 
-/** The window's statements lowered from a parse of `ranges`, if it has no error and the expected shape. */
+/** The window's statements lowered from a parse of `ranges`, unless it has an error or another shape. */
 function parseWindow(
   parser: Parser,
   text: string,
   window: Window,
   ranges: Range[],
-): LoweredNode[] | undefined {
+): LoweredNode[] | 'syntax error' | 'other shape' {
   const tree = parser.parse(text, null, { includedRanges: ranges });
   try {
-    if (!tree || tree.rootNode.hasError) return undefined;
+    if (!tree || tree.rootNode.hasError) return 'syntax error';
     const lowered = lowerTree(tree, text);
     windowParseCounts.lowered += lowered.nodeCount;
     const from = ranges[ranges.length - 1].startIndex;
-    return windowStatements(lowered.root as LoweredNode, window.headers, from);
+    return windowStatements(lowered.root as LoweredNode, window.headers, from) ?? 'other shape';
   } finally {
     tree?.delete();
   }
