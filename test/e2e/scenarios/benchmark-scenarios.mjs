@@ -179,9 +179,23 @@ async function collectivesKeepLayer({ page, folder }) {
   const before = await visibleText(frame, '#tab-layer table.cases');
   if (!/fwd/.test(before)) throw new Error(`no layer results before collectives: "${before}"`);
   await runCommand(page, 'Shardlens: Benchmark Collectives');
-  // Enter only once the process-count box shows, or it would type into the editor.
-  await page.locator('.quick-input-widget').getByText('Number of processes').waitFor({ state: 'visible' });
-  await page.keyboard.press('Enter'); // the default, 2 processes
+  // Enter only once the process-count box shows, or it would type into the editor; into its
+  // own input, again until the box closes (CI once lost a first Enter pressed on the page).
+  const box = page.locator('.quick-input-widget');
+  await box.getByText('Number of processes').waitFor({ state: 'visible' });
+  await poll(
+    'the process-count box to take the default (2 processes)',
+    async () => {
+      if (!(await box.isVisible())) return true;
+      await box
+        .locator('input')
+        .press('Enter')
+        .catch(() => {});
+      await page.waitForTimeout(500);
+      return !(await box.isVisible());
+    },
+    { timeoutMs: 15_000, intervalMs: 100 },
+  );
   await poll('the Collectives tab with its run', async () =>
     /collectives|Waiting|running|all_reduce/i.test(await visibleText(frame, '#tab-collectives .status')),
   );
