@@ -292,7 +292,9 @@ class PreviousSubtrees implements SubtreeSource {
 
   finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree {
     const tree = renumber(root, source, this.moved);
-    this.releaseDropped();
+    // A memo that still holds the old tree then keeps no later version alive through the
+    // nodes this one did not take over (a moved node's parent is its new one).
+    cutLoose(this.previous.root as LoweredNode, this.moved);
     const reused = tree.nodeCount - lowered;
     if (this.afterErrors) {
       loweringReuseCounts.errorsLowered += lowered;
@@ -302,22 +304,6 @@ class PreviousSubtrees implements SubtreeSource {
       loweringReuseCounts.reused += reused;
     }
     return tree;
-  }
-
-  /**
-   * Cuts the links of the old nodes the new tree did not take over: a memo that still holds
-   * the old tree then keeps none of the later versions alive through them (a moved node's
-   * parent is its new one; a dropped node's would lead to the version it was dropped from).
-   */
-  private releaseDropped(): void {
-    const stack = [this.previous.root as LoweredNode];
-    while (stack.length) {
-      const node = stack.pop()!;
-      if (this.moved.has(node)) continue;
-      stack.push(...node.children);
-      node.children.length = 0;
-      node.parent = null;
-    }
   }
 
   /** Where an old node's start lies in the new text, or -1 when it starts inside the edit. */
@@ -343,6 +329,21 @@ class PreviousSubtrees implements SubtreeSource {
       ((fault === 'ignore-errors' && this.previous.unverified !== undefined) ||
         !this.changed.touches(from, to))
     );
+  }
+}
+
+/**
+ * Cuts the links of an old tree's nodes, except the subtrees a new tree took over (`kept`):
+ * a dropped node's parent would lead to the version it was dropped from.
+ */
+export function cutLoose(root: LoweredNode, kept: ReadonlyMap<LoweredNode, unknown>): void {
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (kept.has(node)) continue;
+    stack.push(...node.children);
+    node.children.length = 0;
+    node.parent = null;
   }
 }
 

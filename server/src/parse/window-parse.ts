@@ -7,7 +7,7 @@
 // of the file that way (15-35 ms at 5,000 lines, against 2-3 ms elsewhere).
 import type { Parser, Point, Range } from 'web-tree-sitter';
 import { LoweredNode, lowerTree, type LoweredTree, type SyntaxNode } from './syntax';
-import { renumber, type TextSpan } from './lower-reuse';
+import { cutLoose, renumber, type TextSpan } from './lower-reuse';
 import { pointAfter, pointAt } from './points';
 
 /** The block of each compound statement a window may lie in: its header parses on its own. */
@@ -225,9 +225,9 @@ function windowStatements(
 }
 
 /**
- * The new tree: the path from the root to the block copied (each ends `delta` later), the
- * window's old children replaced by `statements`, every other subtree moved over; the old
- * path and window nodes are cut loose (see PreviousSubtrees.releaseDropped).
+ * The new tree: the path from the root to the block copied, the window's old children
+ * replaced by `statements`, every other subtree moved over; the old path and window nodes
+ * are cut loose.
  */
 function splice(window: Window, statements: LoweredNode[], span: TextSpan, textLength: number): LoweredTree {
   const { path, first, last } = window;
@@ -244,7 +244,7 @@ function splice(window: Window, statements: LoweredNode[], span: TextSpan, textL
   const adopt = (copy: LoweredNode, child: LoweredNode, shift: number) => {
     child.parent = copy;
     copy.children.push(child);
-    if (shift) moved.set(child, shift);
+    moved.set(child, shift);
   };
   path.forEach((old, depth) => {
     const copy = copies[depth];
@@ -255,13 +255,8 @@ function splice(window: Window, statements: LoweredNode[], span: TextSpan, textL
         else adopt(copy, child, child.startIndex > next.startIndex ? delta : 0);
       } else if (index < first) adopt(copy, child, 0);
       else if (index > last) adopt(copy, child, delta);
-      else {
-        if (index === first) for (const statement of statements) adopt(copy, statement, 0);
-        cutLoose(child);
-      }
+      else if (index === first) for (const statement of statements) adopt(copy, statement, 0);
     });
-    old.children.length = 0;
-    old.parent = null;
   });
   // The root spans the text. A node ending after the edit ends `delta` later; one ending
   // where the edit ends (text typed after its last token) ends with its last child.
@@ -275,18 +270,9 @@ function splice(window: Window, statements: LoweredNode[], span: TextSpan, textL
           ? copy.endIndex + delta
           : lastChild.endIndex + (moved.get(lastChild) ?? 0);
   }
-  return renumber(copies[0], source, moved);
-}
-
-/** Cuts the links of a dropped subtree, so a memo holding the old tree keeps no later version alive. */
-function cutLoose(node: LoweredNode): void {
-  const stack = [node];
-  while (stack.length) {
-    const dropped = stack.pop()!;
-    stack.push(...dropped.children);
-    dropped.children.length = 0;
-    dropped.parent = null;
-  }
+  const tree = renumber(copies[0], source, moved);
+  cutLoose(path[0], moved);
+  return tree;
 }
 
 function inField(node: LoweredNode, field: string): LoweredNode | undefined {
@@ -311,8 +297,9 @@ function onlyIndentation(text: string, from: number, to: number): boolean {
 }
 
 function onlyBlanksFrom(text: string, from: number): boolean {
-  for (let at = from; at < text.length; at++) if (!/\s/.test(text[at])) return false;
-  return true;
+  const visible = /\S/g;
+  visible.lastIndex = from;
+  return !visible.test(text);
 }
 
 function includesNewline(text: string, from: number, to: number): boolean {
