@@ -12,6 +12,7 @@ import type { Severity } from './rules/types';
 import { rules } from './rules/index';
 import { runEstimate } from './cli-estimate';
 import { asksForHelp, helpFor, MAIN_HELP, VERSION } from './cli/help';
+import { tuneV8ForBatch } from './cli/v8-flags';
 
 const SEVERITY_RANK: Record<Severity, number> = { hint: 0, information: 1, warning: 2, error: 3 };
 const FAIL_ON: Record<string, number> = { hint: 0, info: 1, information: 1, warning: 2, error: 3, never: 99 };
@@ -145,6 +146,7 @@ if (isCheckWorker()) {
     process.exit(1);
   });
 } else if (require.main === module && /^cli\.js$/.test(basename(__filename))) {
+  tuneV8ForBatch();
   runCli(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(`${text}\n`),
     stderr: (text) => process.stderr.write(`${text}\n`),
