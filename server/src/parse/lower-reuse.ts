@@ -356,28 +356,54 @@ export function renumber(
   source: SourceText,
   moved: ReadonlyMap<LoweredNode, number>,
 ): LoweredTree {
-  const byType = new Map<string, SyntaxNode[]>();
-  let count = 0;
-  const nodes: LoweredNode[] = [root];
-  const shifts: number[] = [0];
-  while (nodes.length) {
-    const node = nodes.pop()!;
-    let shift = shifts.pop()!;
+  const index = new RenumberIndex();
+  const stack: LoweredNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
     const move = moved.get(node);
-    if (move !== undefined) shift = fault === 'stale-offsets' ? 0 : move;
-    if (move !== undefined || shift !== 0 || node.source !== source) {
-      node.startIndex += shift;
-      node.endIndex += shift;
-      node.source = source;
+    if (move !== undefined) {
+      // NOTE: moved subtrees never nest (a lowering adopts a subtree instead of descending
+      // into it), so nothing inside one is looked up.
+      index.settleMoved(node, fault === 'stale-offsets' ? 0 : move, source);
+      continue;
     }
-    node.id = count++;
-    let list = byType.get(node.type);
-    if (!list) byType.set(node.type, (list = []));
-    list.push(node);
-    for (let i = node.children.length - 1; i >= 0; i--) {
-      nodes.push(node.children[i]);
-      shifts.push(shift);
+    index.add(node);
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+  return { root, nodeCount: index.count, byType: index.byType };
+}
+
+/** The ids and by-type lists `renumber` hands out, in the order it visits nodes. */
+class RenumberIndex {
+  count = 0;
+  readonly byType = new Map<string, SyntaxNode[]>();
+  private lastType = '';
+  private lastList: SyntaxNode[] = [];
+
+  add(node: LoweredNode): void {
+    node.id = this.count++;
+    // Runs of one type are common (identifiers, arguments), so the last list is kept at hand.
+    if (node.type !== this.lastType) {
+      let list = this.byType.get(node.type);
+      if (!list) this.byType.set(node.type, (list = []));
+      this.lastType = node.type;
+      this.lastList = list;
+    }
+    this.lastList.push(node);
+  }
+
+  /** Numbers a moved subtree in pre-order, shifting its offsets by `shift` into `source`. */
+  settleMoved(top: LoweredNode, shift: number, source: SourceText): void {
+    const stack: LoweredNode[] = [top];
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (shift !== 0) {
+        node.startIndex += shift;
+        node.endIndex += shift;
+      }
+      node.source = source;
+      this.add(node);
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
     }
   }
-  return { root, nodeCount: count, byType };
 }
