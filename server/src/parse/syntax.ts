@@ -74,13 +74,18 @@ export class SourceText {
   }
 }
 
+/** The children of every leaf (never added to). */
+const NO_CHILDREN: LoweredNode[] = [];
+
 /**
  * The one implementation of {@link SyntaxNode}. Its position fields are writable for the
  * incremental lowering alone (lower-reuse.ts), which moves an unchanged subtree of the
  * previous version into the new tree; everything else sees them through the readonly interface.
  */
 export class LoweredNode implements SyntaxNode {
-  readonly children: LoweredNode[] = [];
+  // NOTE: every leaf shares NO_CHILDREN; a node with children gets its own list from the
+  // lowering walk (ChildLists), or at creation when a splice builds it (window-parse.ts).
+  children: LoweredNode[] = NO_CHILDREN;
   operator?: string = undefined;
   constructor(
     public id: number,
@@ -241,7 +246,9 @@ function lowerDirect(
     );
     reuse?.opened(root);
     const stack: LoweredNode[] = [root];
-    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return finish(root);
+    const kids = new ChildLists();
+    kids.open();
+    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return finish(kids.closeAll(stack));
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
@@ -252,12 +259,13 @@ function lowerDirect(
         const moved = reuse?.adopt(types[typeId] ?? 'ERROR', field, from, to);
         if (moved) {
           moved.parent = parent;
-          parent.children.push(moved);
+          kids.add(moved);
         } else {
           const node = make(parent, typeId, field, from, to);
-          parent.children.push(node);
+          kids.add(node);
           if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
             stack.push(node);
+            kids.open();
             reuse?.opened(node);
             continue;
           }
@@ -266,8 +274,8 @@ function lowerDirect(
         recordOperator(parent, types[typeId], () => wasm._ts_tree_cursor_current_field_id_wasm(address));
       }
       while (!wasm._ts_tree_cursor_goto_next_sibling_wasm(address)) {
-        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return finish(root);
-        stack.pop();
+        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return finish(kids.closeAll(stack));
+        kids.close(stack.pop()!);
         reuse?.closed();
         if (stack.length === 0) return finish(root);
       }
@@ -300,28 +308,64 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
       );
     const root = make(null, cursor.nodeTypeId);
     const stack: LoweredNode[] = [root];
-    if (!cursor.gotoFirstChild()) return index.result(root);
+    const kids = new ChildLists();
+    kids.open();
+    if (!cursor.gotoFirstChild()) return index.result(kids.closeAll(stack));
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = cursor.nodeTypeId;
       if (named[typeId] || typeId === ERROR_TYPE_ID) {
         const node = make(parent, typeId);
-        parent.children.push(node);
+        kids.add(node);
         if (cursor.gotoFirstChild()) {
           stack.push(node);
+          kids.open();
           continue;
         }
       } else if (OPERATOR_PARENTS.has(parent.type)) {
         recordOperator(parent, types[typeId], () => cursor.currentFieldId);
       }
       while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return index.result(root);
-        stack.pop();
+        if (!cursor.gotoParent()) return index.result(kids.closeAll(stack));
+        kids.close(stack.pop()!);
         if (stack.length === 0) return index.result(root);
       }
     }
   } finally {
     cursor.delete();
+  }
+}
+
+/**
+ * The children of the nodes a lowering walk is inside, gathered on one list and copied out
+ * at their exact count when the walk leaves their parent (an array pushed to one at a time
+ * reserves 17 slots at its first push; most nodes have one to three children).
+ */
+class ChildLists {
+  private readonly pending: LoweredNode[] = [];
+  private size = 0;
+  private readonly starts: number[] = [];
+
+  add(node: LoweredNode): void {
+    this.pending[this.size++] = node;
+  }
+
+  /** The walk entered a node: the children added from now on are its own. */
+  open(): void {
+    this.starts.push(this.size);
+  }
+
+  /** The walk left `node` (the last one opened): it gets its children. */
+  close(node: LoweredNode): void {
+    const start = this.starts.pop()!;
+    node.children = this.pending.slice(start, this.size);
+    this.size = start;
+  }
+
+  /** The walk ended inside `open` (outermost first): each gets its children; returns the outermost. */
+  closeAll(open: LoweredNode[]): LoweredNode {
+    for (let i = open.length - 1; i >= 0; i--) this.close(open[i]);
+    return open[0];
   }
 }
 

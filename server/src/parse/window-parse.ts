@@ -239,6 +239,7 @@ function splice(window: Window, statements: LoweredNode[], span: TextSpan, textL
     const parent = copies.length ? copies[copies.length - 1] : null;
     const copy = new LoweredNode(0, source, old.type, old.field, old.startIndex, old.endIndex, parent);
     copy.operator = old.operator;
+    copy.children = [];
     copies.push(copy);
   }
   const adopt = (copy: LoweredNode, child: LoweredNode, shift: number) => {
