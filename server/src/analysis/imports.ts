@@ -59,11 +59,12 @@ export class ImportTable {
    * when its first name is imported; returns undefined for local names.
    */
   resolve(node: SyntaxNode): string | undefined {
+    let resolved = this.cached(node);
+    if (resolved !== undefined) return resolved ?? undefined;
     // Down the object chain to a node already resolved or its head, then back up, caching
     // each link (a loop, not recursion: chains can be thousands of links deep).
     const links: [SyntaxNode, SyntaxNode][] = [];
     let current = node;
-    let resolved = this.cached(current);
     while (resolved === undefined) {
       const parts = current.type === 'attribute' ? attributeParts(current) : undefined;
       if (!parts) {
