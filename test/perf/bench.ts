@@ -20,6 +20,7 @@ import {
   type Keystroke,
 } from './bench-lsp';
 import { corpusDir, fileNear, measureCorpusRatio, pythonFilesUnder } from './bench-real';
+import { referenceLoopMs } from './reference-loop';
 import { generateTrainingFile } from './generate';
 import { round } from './stats';
 
@@ -57,6 +58,8 @@ async function main(): Promise<void> {
     targets: TARGETS,
   };
   const log = (text: string) => process.stdout.write(`${text}\n`);
+  const referenceAtStart = referenceLoopMs();
+  log(`# Machine speed: the reference loop (test/perf/reference-loop.ts) took ${referenceAtStart} ms`);
 
   const targets: (string | number)[][] = [];
   const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
@@ -387,11 +390,13 @@ async function main(): Promise<void> {
     }
   }
 
+  const referenceAtEnd = referenceLoopMs();
+  report.referenceLoopMs = { start: referenceAtStart, end: referenceAtEnd };
   if (targets.length) {
     log(
       `\n# Targets (issue 13), this run; load average at the end ${loadavg()
         .map((l) => l.toFixed(1))
-        .join(' ')}`,
+        .join(' ')}; reference loop ${referenceAtStart} ms at the start, ${referenceAtEnd} ms at the end`,
     );
     log(table(['measure', 'target', 'measured', 'verdict'], targets));
     report.targets13 = targets;
