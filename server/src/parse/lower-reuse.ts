@@ -377,19 +377,12 @@ export function renumber(
 class RenumberIndex {
   count = 0;
   readonly byType = new Map<string, SyntaxNode[]>();
-  private lastType = '';
-  private lastList: SyntaxNode[] = [];
 
   add(node: LoweredNode): void {
     node.id = this.count++;
-    // Runs of one type are common (identifiers, arguments), so the last list is kept at hand.
-    if (node.type !== this.lastType) {
-      let list = this.byType.get(node.type);
-      if (!list) this.byType.set(node.type, (list = []));
-      this.lastType = node.type;
-      this.lastList = list;
-    }
-    this.lastList.push(node);
+    const list = this.byType.get(node.type);
+    if (list) list.push(node);
+    else this.byType.set(node.type, [node]);
   }
 
   /** Numbers a moved subtree in pre-order, shifting its offsets by `shift` into `source`. */
