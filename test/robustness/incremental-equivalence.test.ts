@@ -54,7 +54,7 @@ test(
 );
 
 // (The context check, which random edits rarely reach, has its own test: kind-carry.test.ts.)
-for (const fault of ['ignore-inputs', 'skip-evidence'] as const) {
+for (const fault of ['ignore-inputs', 'skip-evidence', 'ignore-definitions'] as const) {
   test(`a broken carry of function analyses (${fault}) is caught`, { timeout: 300_000 }, async () => {
     const parser = await initParser({ wasmDir });
     KindCarry.fault = fault;

@@ -23,6 +23,7 @@ export class Definitions {
   readonly moduleClasses = new Set<string>();
   private readonly initial = new Map<SyntaxNode, ReadonlyMap<string, Kind>>();
   private readonly names = new Map<SyntaxNode, readonly string[]>();
+  private methodsByClass: Map<SyntaxNode, Map<string, SyntaxNode>> | undefined;
 
   constructor(nodes: NodeIndex, imports: ImportTable) {
     this.functionNodes = nodes.function_definition;
@@ -47,6 +48,22 @@ export class Definitions {
         }
       }
     }
+  }
+
+  /** The method `name` of class `cls` (its first definition there), if it has one. */
+  methodOf(cls: SyntaxNode, name: string): SyntaxNode | undefined {
+    if (!this.methodsByClass) {
+      this.methodsByClass = new Map();
+      for (const fn of this.functionNodes) {
+        const owner = enclosingClass(fn);
+        const fnName = fieldOf(fn, 'name')?.text;
+        if (!owner || !fnName) continue;
+        const methods = this.methodsByClass.get(owner) ?? new Map<string, SyntaxNode>();
+        if (!methods.has(fnName)) methods.set(fnName, fn);
+        this.methodsByClass.set(owner, methods);
+      }
+    }
+    return this.methodsByClass.get(cls)?.get(name);
   }
 
   /** The names of `fn`'s parameters, in order. */

@@ -7,6 +7,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import { joinKinds, type Kind } from './kinds';
 import type { EvidenceCall, TensorEvidence } from './tensor-evidence';
+import type { FileWideReads } from './file-wide-reads';
 
 type Env = Map<string, Kind>;
 
@@ -60,6 +61,8 @@ export class FunctionTrace {
   /** The walk's tensor-evidence calls, and how many kinds it had written before each. */
   private evidenceCalls: EvidenceCall[] = [];
   private evidenceAt: number[] = [];
+  /** The walk's file-wide reads (query → answer), for the next version (file-wide-reads.ts). */
+  private fileWideReads = new Map<string | undefined, string>();
   result: Kind = 'unknown';
 
   constructor(
@@ -94,6 +97,7 @@ export class FunctionTrace {
     copy.kindValues = this.kindValues;
     copy.evidenceCalls = this.evidenceCalls;
     copy.evidenceAt = this.evidenceAt;
+    copy.fileWideReads = this.fileWideReads;
     copy.result = this.result;
     return missing ? undefined : copy;
   }
@@ -108,6 +112,17 @@ export class FunctionTrace {
     if (!this.forNextVersion) return;
     this.evidenceCalls.push(call);
     this.evidenceAt.push(this.kindNodes.length);
+  }
+
+  /** Notes a file-wide read (a definition lookup, module-level evidence) and this version's answer. */
+  readFileWide(query: string | undefined, reads: FileWideReads): void {
+    if (this.forNextVersion && !this.fileWideReads.has(query))
+      this.fileWideReads.set(query, reads.answer(query));
+  }
+
+  /** Whether another version answers every file-wide read of the walk as this one did. */
+  sameFileWideReads(reads: FileWideReads): boolean {
+    return reads.sameAnswers(this.fileWideReads);
   }
 
   readGlobal(state: SharedKindState, name: string): Kind | undefined {

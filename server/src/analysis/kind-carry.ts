@@ -3,18 +3,24 @@
 // lowering moved its whole subtree, so its text is unchanged) is replayed from the previous
 // version's trace when every input the trace recorded reads the same now (its tensor-evidence
 // calls included: they are made again, and undone if one reads another name guess), and the
-// file-wide facts no trace records (imports, the definitions and their signatures, the
-// module-level usage evidence) are unchanged: the `context` string below.
+// file-wide facts no trace records (the imports: `facts` below) are unchanged. When the
+// definitions and the module-level usage evidence are unchanged too (the whole `context`
+// string), definitions correspond by their order; otherwise by their keys
+// (file-wide-reads.ts), and a function is carried only if it kept its key and its trace's
+// definition lookups and module-level evidence reads answer the same now.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FunctionTrace, NodeMap } from './function-trace';
-import type { ImportTable } from './imports';
 import type { Kind } from './kinds';
 import { fieldOf } from './syntax-helpers';
+import type { DefinitionKeys } from './file-wide-reads';
 
 /** What one version's inference leaves for the next. */
 export interface KindMemo {
   /** The file-wide inputs of every function's analysis (see {@link kindContext}). */
   readonly context: string;
+  /** The part of `context` no trace records: the imports. */
+  readonly facts: string;
+  readonly keys: DefinitionKeys;
   /** Function and class definitions, in document order. */
   readonly definitions: readonly SyntaxNode[];
   readonly root: SyntaxNode;
@@ -33,16 +39,30 @@ export class KindCarry {
 
   /**
    * The memo to carry from, with its definitions mapped onto this version's: the error
-   * version's when its context is this version's, else the clean version's when that is.
+   * version's when its context is this version's, else the clean version's when that is;
+   * failing both, the first whose file-wide facts are this version's, its definitions mapped
+   * by key (`byKey`: each carried function must then keep its key and its definition reads).
    */
-  previousFor(
-    context: string,
-    definitions: readonly SyntaxNode[],
-    root: SyntaxNode,
-  ): { memo: KindMemo; map: NodeMap } | undefined {
+  previousFor(input: {
+    context: string;
+    facts: string;
+    definitions: readonly SyntaxNode[];
+    keys: DefinitionKeys;
+    root: SyntaxNode;
+  }): { memo: KindMemo; map: NodeMap; byKey: boolean } | undefined {
+    const { context, facts, definitions, keys, root } = input;
     for (const memo of [this.errorMemo, this.memo]) {
       const map = definitionMap(memo, context, definitions, root);
-      if (map) return { memo: memo!, map };
+      if (map) return { memo: memo!, map, byKey: false };
+    }
+    for (const memo of [this.errorMemo, this.memo]) {
+      if (!memo || (memo.facts !== facts && KindCarry.fault !== 'ignore-context')) continue;
+      const map: NodeMap = (node) => {
+        if (node === memo.root) return root;
+        const key = memo.keys.keyOf(node);
+        return key === undefined ? undefined : keys.nodeWithKey(key);
+      };
+      return { memo, map, byKey: true };
     }
     return undefined;
   }
@@ -58,9 +78,9 @@ export class KindCarry {
 
   /**
    * Test-only faults: carry a trace without checking its inputs, without its tensor-evidence
-   * calls, or whatever the file-wide facts are.
+   * calls, whatever the file-wide facts are, or whatever its definition lookups answer now.
    */
-  static fault: 'none' | 'ignore-inputs' | 'skip-evidence' | 'ignore-context' = 'none';
+  static fault: 'none' | 'ignore-inputs' | 'skip-evidence' | 'ignore-context' | 'ignore-definitions' = 'none';
 }
 
 /** Function analyses (one per function and round) carried or walked with a memo at hand, in this process: for tests and the benchmark. */
@@ -68,16 +88,17 @@ export const kindCarryCounts = { carried: 0, walked: 0 };
 
 /**
  * The file-wide facts a function's analysis reads without its trace recording them: the
- * import table, each definition's name, signature (or bases) and the definition it is
- * nested in, and what the module-level code shows of names used in functions.
+ * import table, what the module-level code shows of names used in functions, and each
+ * definition's name, signature (or bases) and the definition it is nested in. (`facts` is
+ * the import table's fingerprint; without the others a trace must record its reads.)
  */
 export function kindContext(
-  imports: ImportTable,
+  facts: string,
+  moduleEvidence: ReadonlyMap<string, Kind> | undefined,
   definitions: readonly SyntaxNode[],
-  rootEvidence: ReadonlyMap<string, Kind> | undefined,
 ): string {
   const index = new Map(definitions.map((node, i) => [node, i]));
-  const parts = [imports.fingerprint(), JSON.stringify([...(rootEvidence ?? [])])];
+  const parts = [facts, JSON.stringify([...(moduleEvidence ?? [])])];
   for (const node of definitions) {
     let outer = node.parent;
     while (outer && !index.has(outer)) outer = outer.parent;

@@ -12,6 +12,7 @@ import {
   type Kind,
 } from './kinds';
 import type { Definitions } from './definitions';
+import type { FileWideRead, FileWideReads } from './file-wide-reads';
 import { BranchEnv } from './branch-env';
 import type { FunctionTrace, SharedKindState } from './function-trace';
 import { fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
@@ -50,6 +51,8 @@ export abstract class ExpressionKinds implements SharedKindState {
   protected abstract readonly imports: ImportTable;
   /** The trace of the function being analysed; undefined at module level. */
   protected trace: FunctionTrace | undefined;
+  /** This version's file-wide reads as queries, when the traces are kept for the next version. */
+  protected fileWideReads: FileWideReads | undefined;
   protected depth = 0;
   /**
    * True in the first of the two rounds. There, a same-file function not walked yet returns
@@ -183,7 +186,7 @@ export abstract class ExpressionKinds implements SharedKindState {
     const target = unwrap(callee);
     if (target.type === 'identifier') {
       const name = target.text;
-      if (this.definitions.moduleClasses.has(name)) return 'module';
+      if (this.isModuleClass(name)) return 'module';
       if (calleeKind === 'module') return 'tensor';
       if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
       const first = positionalArgs(node)[0];
@@ -191,8 +194,8 @@ export abstract class ExpressionKinds implements SharedKindState {
         return 'loader';
       if (!env.has(name) && name === 'next' && first)
         return this.iteration(first, env).kind === 'tensor' ? 'tensor' : 'unknown';
-      const fn = this.definitions.functions.get(name);
-      if (fn && !env.has(name)) return this.callFunction(fn, node, env);
+      const fn = env.has(name) ? undefined : this.functionNamed(name);
+      if (fn) return this.callFunction(fn, node, env);
       return 'unknown';
     }
     const method = methodCall(node);
@@ -267,21 +270,27 @@ export abstract class ExpressionKinds implements SharedKindState {
   protected ownMethod(call: SyntaxNode, name: string): SyntaxNode | undefined {
     const cls = enclosingClass(call);
     if (!cls || name === 'forward') return undefined;
-    if (!this.methodsByClass) {
-      this.methodsByClass = new Map();
-      for (const fn of this.definitions.functionNodes) {
-        const owner = enclosingClass(fn);
-        const fnName = fieldOf(fn, 'name')?.text;
-        if (!owner || !fnName) continue;
-        const methods = this.methodsByClass.get(owner) ?? new Map<string, SyntaxNode>();
-        if (!methods.has(fnName)) methods.set(fnName, fn);
-        this.methodsByClass.set(owner, methods);
-      }
-    }
-    return this.methodsByClass.get(cls)?.get(name);
+    this.readFileWide('o', name, cls);
+    return this.definitions.methodOf(cls, name);
   }
 
-  protected methodsByClass: Map<SyntaxNode, Map<string, SyntaxNode>> | undefined;
+  /** The function a call of `name` runs: its first definition in this file, if any. */
+  protected functionNamed(name: string): SyntaxNode | undefined {
+    this.readFileWide('f', name);
+    return this.definitions.functions.get(name);
+  }
+
+  /** Whether `name` is a module class of this file. */
+  protected isModuleClass(name: string): boolean {
+    this.readFileWide('m', name);
+    return this.definitions.moduleClasses.has(name);
+  }
+
+  /** Puts a file-wide read in the trace, when the next version needs it (file-wide-reads.ts). */
+  protected readFileWide(kind: FileWideRead, name: string, cls?: SyntaxNode): void {
+    if (this.trace && this.fileWideReads)
+      this.trace.readFileWide(this.fileWideReads.query(kind, name, cls), this.fileWideReads);
+  }
 
   protected attribute(node: SyntaxNode, env: Env): Kind {
     const object = fieldOf(node, 'object')!;

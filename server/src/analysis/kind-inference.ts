@@ -13,6 +13,7 @@ import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
 import { TensorEvidence, type NameGuess } from './tensor-evidence';
 import { KindCarry, kindCarryCounts, kindContext, type KindMemo } from './kind-carry';
+import { DefinitionKeys, FileWideReads } from './file-wide-reads';
 import { FunctionTrace, type NodeMap, type SharedKindState } from './function-trace';
 import {
   enclosingFunction,
@@ -102,6 +103,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   carriedCount = 0;
   walkedCount = 0;
   private context = '';
+  private facts = '';
   private definitionList: readonly SyntaxNode[] = [];
   /** Whether the traces keep what the next version needs to carry them (an open document). */
   private keepsTraces = false;
@@ -122,19 +124,36 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   /** What the uses of `name` in the scope of `node` (or at module level) show, if anything. */
   protected evidenceFor(node: SyntaxNode, text: string): Kind | undefined {
     const scope = enclosingFunction(node);
-    return (scope && this.evidence.get(scope)?.get(text)) ?? this.evidence.get(this.root)?.get(text);
+    const own = scope && this.evidence.get(scope)?.get(text);
+    if (own) return own;
+    this.readFileWide('e', text);
+    return this.evidence.get(this.root)?.get(text);
   }
 
   run(replay: boolean, carry?: KindCarry): void {
     this.keepsTraces = !!carry;
+    let fromPrevious: ReturnType<KindCarry['previousFor']>;
     if (carry) {
       this.definitionList = mergeInDocumentOrder([
         this.definitions.functionNodes,
         this.nodes.class_definition,
       ]);
-      this.context = kindContext(this.imports, this.definitionList, this.evidence.get(this.root));
+      const moduleEvidence = this.evidence.get(this.root);
+      this.facts = this.imports.fingerprint();
+      this.context = kindContext(this.facts, moduleEvidence, this.definitionList);
+      this.fileWideReads = new FileWideReads({
+        definitions: this.definitions,
+        keys: new DefinitionKeys(this.definitionList),
+        moduleEvidence,
+      });
+      fromPrevious = carry.previousFor({
+        context: this.context,
+        facts: this.facts,
+        definitions: this.definitionList,
+        keys: this.fileWideReads.keys,
+        root: this.root,
+      });
     }
-    const fromPrevious = carry?.previousFor(this.context, this.definitionList, this.root);
     for (let round = 0; round < 2; round++) {
       // NOTE: when a caller unpacked a function's tuple before its elements were known, round
       // two re-walks instead of replaying.
@@ -145,8 +164,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       for (const fn of this.definitions.functionNodes) {
         const previous = useReplay ? this.traces.get(fn) : undefined;
         if (previous?.inputsUnchanged(this)) previous.replay(this);
-        else if (!(fromPrevious && this.carryFunction(fn, round, fromPrevious.memo, fromPrevious.map)))
-          this.analyseFunction(fn);
+        else if (!(fromPrevious && this.carryFunction(fn, round, fromPrevious))) this.analyseFunction(fn);
         if (carry) this.roundTraces[round].set(fn, this.traces.get(fn)!);
       }
     }
@@ -158,8 +176,18 @@ class KindInference extends ExpressionKinds implements SharedKindState {
    * must have been carried in round one too: its nodes' kinds are then those the trace's
    * walk started from.
    */
-  private carryFunction(fn: SyntaxNode, round: number, memo: KindMemo, map: NodeMap): boolean {
+  private carryFunction(
+    fn: SyntaxNode,
+    round: number,
+    previous: { memo: KindMemo; map: NodeMap; byKey: boolean },
+  ): boolean {
+    const { memo, map } = previous;
     if (!memo.rounds[round].has(fn) || (round === 1 && !this.carriedFirstRound.has(fn))) return false;
+    if (previous.byKey && KindCarry.fault !== 'ignore-definitions') {
+      const key = this.fileWideReads!.keys.keyOf(fn);
+      if (key === undefined || memo.keys.keyOf(fn) !== key) return false;
+      if (!memo.rounds[round].get(fn)!.sameFileWideReads(this.fileWideReads!)) return false;
+    }
     const trace = memo.rounds[round].get(fn)!.translated(map);
     if (!trace || (KindCarry.fault !== 'ignore-inputs' && !trace.inputsUnchanged(this))) return false;
     const evidence = KindCarry.fault === 'skip-evidence' ? undefined : this.tensorEvidence;
@@ -174,6 +202,8 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   memo(): KindMemo {
     return {
       context: this.context,
+      facts: this.facts,
+      keys: this.fileWideReads!.keys,
       definitions: this.definitionList,
       root: this.root,
       rounds: this.roundTraces,
@@ -363,8 +393,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   /** The same-file function a call runs (`f(...)`, `self.f(...)`), if any. */
   private calledFunction(call: SyntaxNode, env: Env): SyntaxNode | undefined {
     const callee = unwrap(fieldOf(call, 'function')!);
-    if (callee.type === 'identifier' && !env.has(callee.text))
-      return this.definitions.functions.get(callee.text);
+    if (callee.type === 'identifier' && !env.has(callee.text)) return this.functionNamed(callee.text);
     const method = methodCall(call);
     return method && method.receiver.text === 'self' ? this.ownMethod(call, method.name) : undefined;
   }

@@ -1,6 +1,7 @@
 // Carrying function analyses from one version of a document to the next (kind-carry.ts):
-// an edit inside one function replays the others, the kinds equal a fresh analysis, and the
-// file-wide facts no trace records (here: which definition a name calls) stop the carry.
+// an edit inside one function replays the others, the kinds equal a fresh analysis, and an
+// edit to what a function read elsewhere in the file (which definition a name calls, what
+// module-level code shows of a name) stops the carry of that function only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
@@ -40,12 +41,12 @@ function openDocument(parser: Parser, uri: string, text: string) {
 }
 
 /** Opens SOURCE, replaces `from` by `to` in one edit, and returns the incremental and fresh signatures and the carry counts. */
-function editOnce(parser: Parser, from: string, to: string) {
+function editOnce(parser: Parser, from: string, to: string, source = SOURCE) {
   const uri = 'untitled:carry';
-  const opened = openDocument(parser, uri, SOURCE);
+  const opened = openDocument(parser, uri, source);
   const { session, documents } = opened;
   let document = opened.document;
-  const start = SOURCE.indexOf(from);
+  const start = source.indexOf(from);
   const range = { start: document.positionAt(start), end: document.positionAt(start + from.length) };
   const before = { ...kindCarryCounts };
   document = documents.update(document, [{ range, text: to }], 2);
@@ -72,21 +73,82 @@ test('an edit inside one function carries the analyses of the others', async () 
   assert.equal(run.walked, 1);
 });
 
-test('renaming a called function is a file-wide change: nothing is carried', async () => {
+test('renaming a called function re-walks it and its callers, and carries the others', async () => {
   const parser = await initParser({ wasmDir });
   const run = editOnce(parser, 'def make', 'def made');
   assert.equal(run.incremental, run.fresh);
-  assert.equal(run.carried, 0);
+  // `made` is a new definition and `use` looked up `make`, which is gone: both are walked;
+  // `other` reads no definition and is carried.
+  assert.equal(run.walked, 2);
+  assert.equal(run.carried, 1);
 });
 
-test('carrying across a renamed definition would be wrong (the context check is needed)', async () => {
+test('carrying across a new definition would be wrong (the definition reads are needed)', async () => {
+  const parser = await initParser({ wasmDir });
+  // `use` calls `make`, which is named `made` until the edit: then `x` becomes a tensor.
+  const source = SOURCE.replace('def make', 'def made');
+  const honest = editOnce(parser, 'def made', 'def make', source);
+  assert.equal(honest.incremental, honest.fresh);
+  assert.equal(honest.carried, 1);
+  KindCarry.fault = 'ignore-definitions';
+  try {
+    const run = editOnce(parser, 'def made', 'def make', source);
+    assert.equal(run.carried, 2);
+    assert.notEqual(run.incremental, run.fresh);
+  } finally {
+    KindCarry.fault = 'none';
+  }
+});
+
+test('carrying positionally across renamed definitions would be wrong (the context check is needed)', async () => {
   const parser = await initParser({ wasmDir });
   KindCarry.fault = 'ignore-context';
   try {
     const run = editOnce(parser, 'def make', 'def made');
     assert.ok(run.carried > 0);
-    // `use` keeps calling `make`, which no longer exists: x is no longer known to be a tensor.
     assert.notEqual(run.incremental, run.fresh);
+  } finally {
+    KindCarry.fault = 'none';
+  }
+});
+
+/** Opens SOURCE with module-level code that shows `loss` is a tensor, then edits that use away. */
+function replaceModuleEvidence(parser: Parser) {
+  // Module-level `loss.backward()` shows that `loss` is a tensor; `other` reads that for its
+  // parameter `loss`, `make` and `use` do not.
+  const withEvidence = `${SOURCE}\nloss = torch.ones(1)\nloss.backward()\n`;
+  const uri = 'untitled:carry-evidence';
+  const opened = openDocument(parser, uri, withEvidence);
+  const { session, documents } = opened;
+  const start = withEvidence.indexOf('loss.backward()');
+  const range = { start: opened.document.positionAt(start), end: opened.document.positionAt(start + 15) };
+  const before = { ...kindCarryCounts };
+  const document = documents.update(opened.document, [{ range, text: 'print(loss)' }], 2);
+  const incremental = signature(session.analyse(document));
+  const fresh = signature(
+    analyzeText({ parser, text: document.getText(), filePath: null, settings: session.settingsFor(uri) }),
+  );
+  session.trees.dispose();
+  return {
+    incremental,
+    fresh,
+    carried: kindCarryCounts.carried - before.carried,
+    walked: kindCarryCounts.walked - before.walked,
+  };
+}
+
+test('what module-level code shows of a name is read through the trace', async () => {
+  const parser = await initParser({ wasmDir });
+  const run = replaceModuleEvidence(parser);
+  assert.equal(run.incremental, run.fresh);
+  assert.equal(run.carried, 2);
+  assert.equal(run.walked, 1);
+  KindCarry.fault = 'ignore-definitions';
+  try {
+    // Carried, `other` keeps `loss` a tensor, which nothing shows any more.
+    const broken = replaceModuleEvidence(parser);
+    assert.equal(broken.carried, 3);
+    assert.notEqual(broken.incremental, broken.fresh);
   } finally {
     KindCarry.fault = 'none';
   }
