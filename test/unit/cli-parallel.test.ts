@@ -63,6 +63,9 @@ test('workers start only for large trees, or as SHARDLENS_JOBS says', () => {
   assert.equal(workerCount(3, { SHARDLENS_JOBS: '0' }), 0);
   assert.equal(workerCount(3, { SHARDLENS_JOBS: '8' }), 3);
   assert.equal(workerCount(500, { SHARDLENS_JOBS: '2' }), 2);
+  // Empty or not a whole number: as if unset.
+  for (const jobs of ['', ' ', 'two', '1.5'])
+    assert.equal(workerCount(500, { SHARDLENS_JOBS: jobs }), workerCount(500, {}), `'${jobs}'`);
 });
 
 test('the CLI sets its batch V8 flags unless SHARDLENS_V8_DEFAULTS=1', () => {

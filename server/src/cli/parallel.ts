@@ -22,11 +22,12 @@ interface WorkerInit {
 }
 
 /**
- * How many worker threads to use for `fileCount` files: `SHARDLENS_JOBS` when set (1 or 0
- * means none), otherwise one per available core when there are enough files.
+ * How many worker threads to use for `fileCount` files: `SHARDLENS_JOBS` when set to a whole
+ * number (1 or 0 means none), otherwise one per available core when there are enough files.
  */
 export function workerCount(fileCount: number, env = process.env): number {
-  const asked = env.SHARDLENS_JOBS === undefined ? NaN : Number(env.SHARDLENS_JOBS);
+  // NOTE: Number('') is 0; an empty SHARDLENS_JOBS (`SHARDLENS_JOBS= cmd`) means unset.
+  const asked = env.SHARDLENS_JOBS?.trim() ? Number(env.SHARDLENS_JOBS) : NaN;
   if (Number.isInteger(asked) && asked >= 0) return asked <= 1 ? 0 : Math.min(asked, fileCount);
   if (fileCount < MIN_FILES_FOR_WORKERS) return 0;
   const cores = availableParallelism();
