@@ -59,33 +59,114 @@ export const WARM_UP_EDITS = 10;
 /**
  * The keystrokes of the edit benchmark: `comment` types `#` at the start of a line and
  * deletes it (the first session's measure); `identifier` types a letter inside the first
- * word of a line and deletes it (a rename in progress, which changes what the rules see).
+ * word of a line and deletes it (a rename in progress, which changes what the rules see);
+ * `statement` opens a line in a block, types a line of code a character a keystroke as VS
+ * Code does (brackets closed as they open), and deletes the line (many versions have a syntax
+ * error: an unfinished expression).
  */
-export type Keystroke = 'comment' | 'identifier';
+export type Keystroke = 'comment' | 'identifier' | 'statement';
 
-function keystrokeSites(
-  text: string,
-  keystroke: Keystroke,
-  count: number,
-): { line: number; character: number }[] {
-  const lines = text.split('\n');
-  const sites: { line: number; character: number }[] = [];
-  for (let i = 0; sites.length < count && i < count * 50; i++) {
-    const line = 20 + ((i * 7919) % Math.max(1, lines.length - 40));
-    if (keystroke === 'comment') sites.push({ line, character: 0 });
-    else {
-      const word = /[A-Za-z_][A-Za-z_]{2,}/.exec(lines[line] ?? '');
-      if (
-        word &&
-        !/^(def|class|import|from|return|for|while|if|elif|else|with|try|except|assert|and|not|or|in|is|lambda|pass|raise|yield|async|await|global|del|True|False|None)$/.test(
-          word[0],
-        )
-      )
-        sites.push({ line, character: word.index + 1 });
-    }
-  }
-  return sites;
+/** What `statement` types on a new line of a block. */
+const STATEMENT = 'scale = torch.cat([a, b.view(-1)], dim=0).sum().item()';
+/** The bracket VS Code inserts after each opening one (its default `editor.autoClosingBrackets`). */
+const CLOSER: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
+
+/** One keystroke: `[start, end)` of the text at that moment becomes `text`. */
+interface Keypress {
+  start: number;
+  end: number;
+  text: string;
 }
+
+/** Lines 20 to n-20 of `text`, spread over the file in a fixed order (7919 is prime). */
+function spreadLines(lines: readonly string[], count: number, accept: (line: number) => boolean): number[] {
+  const found: number[] = [];
+  for (let i = 0; found.length < count && i < count * 50; i++) {
+    const line = 20 + ((i * 7919) % Math.max(1, lines.length - 40));
+    if (accept(line)) found.push(line);
+  }
+  return found;
+}
+
+/** At least `count` keypresses of kind `keystroke` on `text`, in order. */
+export function keypresses(text: string, keystroke: Keystroke, count: number): Keypress[] {
+  const lines = text.split('\n');
+  const lineStarts: number[] = [];
+  for (let i = 0, offset = 0; i < lines.length; offset += lines[i].length + 1, i++) lineStarts.push(offset);
+  const presses: Keypress[] = [];
+  if (keystroke === 'statement') {
+    // An assignment inside a block (indented), whole on its line, followed by a line of the
+    // same indentation.
+    const indentOf = (line: number) => /^ */.exec(lines[line] ?? '')![0].length;
+    const wholeAssignment = (line: number) =>
+      /^ +[A-Za-z_][\w.]* *[-+*]?= *[^= ]/.test(lines[line] ?? '') && balanced(lines[line]);
+    const perSite = STATEMENT.length + 2;
+    const sites = spreadLines(
+      lines,
+      Math.ceil(count / (perSite + 1)) + 1,
+      (line) =>
+        indentOf(line) >= 4 &&
+        wholeAssignment(line) &&
+        indentOf(line + 1) === indentOf(line) &&
+        /^ *[A-Za-z_]/.test(lines[line + 1] ?? ''),
+    );
+    for (const line of sites) {
+      // Enter at the end of the line (the editor indents the new line), then the statement
+      // as VS Code types it by default: an opening bracket brings its closing one, which
+      // typing it then steps over (no change). Then the new line is deleted in one change.
+      const end = lineStarts[line] + lines[line].length;
+      const newLine = `\n${' '.repeat(indentOf(line))}`;
+      presses.push({ start: end, end, text: newLine });
+      let cursor = end + newLine.length;
+      const closers: string[] = [];
+      for (const typed of STATEMENT) {
+        if (closers[closers.length - 1] === typed) {
+          closers.pop();
+          cursor++;
+          continue;
+        }
+        const closer = CLOSER[typed];
+        presses.push({ start: cursor, end: cursor, text: closer ? typed + closer : typed });
+        if (closer) closers.push(closer);
+        cursor++;
+      }
+      presses.push({ start: end, end: cursor, text: '' });
+      // Each site's text is deleted again: the next site's offsets hold.
+      if (presses.length >= count) break;
+    }
+    return presses;
+  }
+  // One site per two sampled keystrokes; the warm-up takes the first sites, which the last
+  // samples visit again.
+  const sites = spreadLines(lines, Math.ceil((count - WARM_UP_EDITS) / 2), (line) => {
+    if (keystroke === 'comment') return true;
+    const word = /[A-Za-z_][A-Za-z_]{2,}/.exec(lines[line] ?? '');
+    return !!word && !KEYWORD.test(word[0]);
+  });
+  const typed = keystroke === 'comment' ? '#' : 'q';
+  for (let i = 0; sites.length && presses.length < count; i++) {
+    const line = sites[i % sites.length];
+    const at =
+      lineStarts[line] +
+      (keystroke === 'comment' ? 0 : /[A-Za-z_][A-Za-z_]{2,}/.exec(lines[line])!.index + 1);
+    presses.push({ start: at, end: at, text: typed }, { start: at, end: at + 1, text: '' });
+  }
+  return presses;
+}
+
+/** Whether every bracket `line` opens it closes (strings and comments not told apart). */
+function balanced(line: string): boolean {
+  let depth = 0;
+  for (const c of line) {
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    if (depth < 0) return false;
+  }
+  return depth === 0;
+}
+
+const KEYWORD =
+  /^(def|class|import|from|return|for|while|if|elif|else|with|try|except|assert|and|not|or|in|is|lambda|pass|raise|yield|async|await|global|del|True|False|None)$/;
 
 /** Measures didChange → publishDiagnostics on `text`, `edits` keystrokes (each followed by its undo). */
 export async function measureEditLatency(input: {
@@ -111,21 +192,19 @@ export async function measureEditLatency(input: {
     const before = { ...processParseCounts };
     const carriedBefore = { ...kindCarryCounts };
     const samples: number[] = [];
-    const sites = keystrokeSites(text, keystroke, Math.ceil(edits / 2));
-    const typed = keystroke === 'comment' ? '#' : 'q';
-    // A keystroke and its undo, alternately, on lines spread over the file. The first
-    // WARM_UP_EDITS are not samples: a server that just opened the file runs its analysis
-    // mostly unoptimised by V8 for the first few versions (reported apart, as `coldMaxMs`).
+    // Keystrokes on lines spread over the file: a keystroke and its undo, or a statement typed
+    // and deleted. The first WARM_UP_EDITS are not samples: a server that just opened the file
+    // runs its analysis mostly unoptimised by V8 for the first few versions (reported apart,
+    // as `coldMaxMs`).
+    const presses = keypresses(text, keystroke, edits + WARM_UP_EDITS).slice(0, edits + WARM_UP_EDITS);
     const cold: number[] = [];
-    for (let i = 0; i < edits + WARM_UP_EDITS && sites.length; i++) {
-      const at = sites[Math.floor(i / 2) % sites.length];
+    let current = text;
+    for (let i = 0; i < presses.length; i++) {
+      const { start: from, end: to, text: typed } = presses[i];
+      const range = { start: positionAt(current, from), end: positionAt(current, to) };
+      current = current.slice(0, from) + typed + current.slice(to);
       const start = nowMs();
-      const version =
-        i % 2 === 0
-          ? await client.insert(uri, at, typed)
-          : await client.change(uri, [
-              { range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: '' },
-            ]);
+      const version = await client.change(uri, [{ range, text: typed }]);
       const arrived = await watcher.waitFor(uri, version);
       (i < WARM_UP_EDITS ? cold : samples).push(arrived - start);
     }

@@ -141,6 +141,14 @@ async function main(): Promise<void> {
         keystroke: 'comment',
         target: 20,
       },
+      // Typing a line of code: most versions have a syntax error (an unclosed bracket), and
+      // a version with errors is parsed afresh, so this row's floor is a whole-file parse.
+      {
+        label: 'generated 5,000',
+        text: generateTrainingFile({ lines: 5_000, seed: 5 }),
+        keystroke: 'statement',
+        target: 50,
+      },
     ];
     for (const [lines, target] of [
       [5_000, 50],
@@ -163,8 +171,14 @@ async function main(): Promise<void> {
         keystroke: 'comment',
         target,
       });
+      cases.push({
+        label: `real ${relative(corpus!, near.path)}`,
+        text: near.text,
+        keystroke: 'statement',
+        target,
+      });
       // The issue's own method: a spawned `dist/server.js` over stdio.
-      for (const keystroke of ['identifier', 'comment'] as const)
+      for (const keystroke of ['identifier', 'comment', 'statement'] as const)
         cases.push({
           label: `real ${relative(corpus!, near.path)} over stdio`,
           text: near.text,

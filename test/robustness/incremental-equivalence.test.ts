@@ -31,11 +31,12 @@ test(
       `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
     );
     assert.equal(run.edits, 10_000);
-    // Versions with syntax errors are parsed fresh (see DocumentTrees.parse); the typing
-    // episodes must still exercise the window re-parse of the statements around an edit
-    // and tree-sitter's re-parse (when no window applies), or the check would be vacuous.
+    // Versions with syntax errors, and the versions after them, are parsed fresh (see
+    // DocumentTrees.parse); the typing episodes must still exercise the window re-parse of
+    // the statements around an edit and tree-sitter's re-parse (when no window applies), or
+    // the check would be vacuous (163 re-parses with seed 13).
     assert.ok(run.windowParses >= 2_000, `only ${run.windowParses} window parses`);
-    assert.ok(run.incrementalParses >= 200, `only ${run.incrementalParses} incremental parses`);
+    assert.ok(run.incrementalParses >= 100, `only ${run.incrementalParses} incremental parses`);
     // And the incremental lowering must have moved most nodes rather than lowering them again.
     assert.ok(reused > 5 * lowered, `${reused} nodes reused, ${lowered} lowered again`);
     // Versions with syntax errors are parsed afresh, but their lowering must move the

@@ -52,7 +52,7 @@ export function setIncrementalFault(next: IncrementalFault): void {
 interface DocumentTree {
   /**
    * The last parse without syntax errors: the base of the next incremental parse (none
-   * while the document has had errors since it was opened).
+   * after a version with errors, until a version without).
    */
   tree?: Tree;
   /**
@@ -132,8 +132,9 @@ export class DocumentTrees {
    * since, tree-sitter re-parses from it, edited; a result without syntax errors becomes
    * the new base and the old one is deleted.
    * A result with errors is thrown away for a fresh parse (whose tree is not kept either),
-   * and the base stays: the next version that parses clean re-parses from it. Either way the
-   * lowering reuses the previous version's unchanged subtrees (see lower-reuse.ts).
+   * and the base is deleted: the versions after one with errors are parsed afresh until one
+   * is error-free and becomes the base. Either way the lowering reuses the previous version's
+   * unchanged subtrees (see lower-reuse.ts).
    */
   parse(key: string, text: string): ParsedSource {
     const entry = this.trees.get(key);
@@ -191,6 +192,14 @@ export class DocumentTrees {
           unverified: previous.unverified ?? NO_NODES,
         };
         const { lowered, unverified } = lowerErrorTreeReusing(tree, text, verifiedFrom, spots);
+        // The base tree goes too. Typing on through an unclosed bracket keeps the errors, and
+        // each re-parse from the base was thrown away (up to 30 ms on 5,000 lines); when the
+        // text parsed clean again, a re-parse from it, behind by every edit since, cost about
+        // what a fresh parse costs (docs/performance.md, typing a statement).
+        if (current?.tree) {
+          current.tree.delete();
+          current.tree = current.treeText = current.treeSpan = undefined;
+        }
         if (current) current.lowered = { root: lowered.root, unverified };
         else {
           if (entry) this.forget(key);
