@@ -13,6 +13,8 @@ import { checkFile, type FileCheck } from './check-file';
 /** Below this many files one thread is faster than starting workers (each loads the grammar). */
 export const MIN_FILES_FOR_WORKERS = 64;
 const WORKER_ROLE = 'shardlens-check-worker';
+/** Files handed to a worker ahead of its results. */
+const FILES_IN_FLIGHT = 2;
 
 interface WorkerInit {
   role: typeof WORKER_ROLE;
@@ -57,15 +59,19 @@ export async function checkFiles(input: {
   const runOne = () =>
     new Promise<void>((resolve) => {
       const worker = new Worker(script, { workerData: init });
-      const handOut = () => {
-        if (next < files.length) {
+      // A worker holds up to FILES_IN_FLIGHT files: it starts the next while a result travels.
+      let outstanding = 0;
+      worker.on('message', (message: { index: number; result: FileCheck } | 'ready') => {
+        if (message !== 'ready') {
+          results[message.index] = message.result;
+          outstanding--;
+        }
+        while (outstanding < FILES_IN_FLIGHT && next < files.length) {
           worker.postMessage({ index: next, file: files[next] });
           next++;
-        } else void worker.terminate().then(() => resolve());
-      };
-      worker.on('message', (message: { index: number; result: FileCheck } | 'ready') => {
-        if (message !== 'ready') results[message.index] = message.result;
-        handOut();
+          outstanding++;
+        }
+        if (outstanding === 0) void worker.terminate().then(() => resolve());
       });
       // A worker that fails leaves its file without a result; those are checked below.
       worker.on('error', () => resolve());
