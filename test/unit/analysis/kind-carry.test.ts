@@ -40,7 +40,7 @@ function openDocument(parser: Parser, uri: string, text: string) {
   return { session, documents, document };
 }
 
-/** Opens SOURCE, replaces `from` by `to` in one edit, and returns the incremental and fresh signatures and the carry counts. */
+/** Opens `source`, replaces `from` by `to` in one edit, and returns the incremental and fresh signatures and the carry counts. */
 function editOnce(parser: Parser, from: string, to: string, source = SOURCE) {
   const uri = 'untitled:carry';
   const opened = openDocument(parser, uri, source);
@@ -117,24 +117,7 @@ function replaceModuleEvidence(parser: Parser) {
   // Module-level `loss.backward()` shows that `loss` is a tensor; `other` reads that for its
   // parameter `loss`, `make` and `use` do not.
   const withEvidence = `${SOURCE}\nloss = torch.ones(1)\nloss.backward()\n`;
-  const uri = 'untitled:carry-evidence';
-  const opened = openDocument(parser, uri, withEvidence);
-  const { session, documents } = opened;
-  const start = withEvidence.indexOf('loss.backward()');
-  const range = { start: opened.document.positionAt(start), end: opened.document.positionAt(start + 15) };
-  const before = { ...kindCarryCounts };
-  const document = documents.update(opened.document, [{ range, text: 'print(loss)' }], 2);
-  const incremental = signature(session.analyse(document));
-  const fresh = signature(
-    analyzeText({ parser, text: document.getText(), filePath: null, settings: session.settingsFor(uri) }),
-  );
-  session.trees.dispose();
-  return {
-    incremental,
-    fresh,
-    carried: kindCarryCounts.carried - before.carried,
-    walked: kindCarryCounts.walked - before.walked,
-  };
+  return editOnce(parser, 'loss.backward()', 'print(loss)', withEvidence);
 }
 
 test('what module-level code shows of a name is read through the trace', async () => {
