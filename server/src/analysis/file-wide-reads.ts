@@ -21,12 +21,14 @@ const NO_CLASS = '\u0000no class';
  * when its place did not change. Keys that two definitions share are not keys.
  */
 export class DefinitionKeys {
+  /** Every definition's path, shared or not, in document order. */
+  readonly paths = new Map<SyntaxNode, string>();
   private readonly keyByNode = new Map<SyntaxNode, string>();
   private readonly nodeByKey = new Map<string, SyntaxNode>();
 
   /** `definitions`: every function and class definition, in document order. */
   constructor(definitions: readonly SyntaxNode[]) {
-    const path = new Map<SyntaxNode, string>();
+    const path = this.paths;
     const shared = new Set<string>();
     for (const node of definitions) {
       let outer = node.parent;
@@ -84,6 +86,15 @@ export class FileWideReads {
   /** What this version answers to `query` (one of the queries above, or undefined). */
   answer(query: string | undefined): string {
     if (query === undefined) return NEVER;
+    // NOTE: many functions read the same names; each carried one is checked every version.
+    let answer = this.answers.get(query);
+    if (answer === undefined) this.answers.set(query, (answer = this.answerAfresh(query)));
+    return answer;
+  }
+
+  private readonly answers = new Map<string, string>();
+
+  private answerAfresh(query: string): string {
     const kind = query[0];
     const rest = query.slice(2);
     if (kind === 'e') return this.moduleEvidence?.get(rest) ?? '-';

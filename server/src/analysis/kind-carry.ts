@@ -89,23 +89,19 @@ export const kindCarryCounts = { carried: 0, walked: 0 };
 /**
  * The file-wide facts a function's analysis reads without its trace recording them: the
  * import table, what the module-level code shows of names used in functions, and each
- * definition's name, signature (or bases) and the definition it is nested in. (`facts` is
- * the import table's fingerprint; without the others a trace must record its reads.)
+ * definition's name, signature (or bases) and the definitions it is nested in (its path in
+ * `keys`). (`facts` is the import table's fingerprint; without the others a trace must
+ * record its reads.)
  */
 export function kindContext(
   facts: string,
   moduleEvidence: ReadonlyMap<string, Kind> | undefined,
-  definitions: readonly SyntaxNode[],
+  keys: DefinitionKeys,
 ): string {
-  const index = new Map(definitions.map((node, i) => [node, i]));
   const parts = [facts, JSON.stringify([...(moduleEvidence ?? [])])];
-  for (const node of definitions) {
-    let outer = node.parent;
-    while (outer && !index.has(outer)) outer = outer.parent;
+  for (const [node, path] of keys.paths) {
     const signature = fieldOf(node, node.type === 'class_definition' ? 'superclasses' : 'parameters');
-    parts.push(
-      `${node.type[0]}${outer ? index.get(outer) : -1} ${fieldOf(node, 'name')?.text} ${signature?.text ?? ''}`,
-    );
+    parts.push(`${path} ${signature?.text ?? ''}`);
   }
   return parts.join('\n');
 }

@@ -139,13 +139,10 @@ class KindInference extends ExpressionKinds implements SharedKindState {
         this.nodes.class_definition,
       ]);
       const moduleEvidence = this.evidence.get(this.root);
+      const keys = new DefinitionKeys(this.definitionList);
       this.facts = this.imports.fingerprint();
-      this.context = kindContext(this.facts, moduleEvidence, this.definitionList);
-      this.fileWideReads = new FileWideReads({
-        definitions: this.definitions,
-        keys: new DefinitionKeys(this.definitionList),
-        moduleEvidence,
-      });
+      this.context = kindContext(this.facts, moduleEvidence, keys);
+      this.fileWideReads = new FileWideReads({ definitions: this.definitions, keys, moduleEvidence });
       fromPrevious = carry.previousFor({
         context: this.context,
         facts: this.facts,
