@@ -10,9 +10,11 @@
 // definition lookups and module-level evidence reads answer the same now.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FunctionTrace, NodeMap } from './function-trace';
+import type { ImportTable } from './imports';
 import type { Kind } from './kinds';
-import { fieldOf } from './syntax-helpers';
-import type { DefinitionKeys } from './file-wide-reads';
+import type { Definitions } from './definitions';
+import { fieldOf, mergeInDocumentOrder } from './syntax-helpers';
+import { DefinitionKeys, FileWideReads } from './file-wide-reads';
 
 /** What one version's inference leaves for the next. */
 export interface KindMemo {
@@ -28,6 +30,24 @@ export interface KindMemo {
   readonly rounds: readonly [ReadonlyMap<SyntaxNode, FunctionTrace>, ReadonlyMap<SyntaxNode, FunctionTrace>];
 }
 
+/** The previous version's memo to carry from, its definitions mapped onto this version's. */
+export interface CarrySource {
+  memo: KindMemo;
+  map: NodeMap;
+  /** Mapped by key: each carried function must keep its key and its file-wide reads. */
+  byKey: boolean;
+}
+
+/** One version's side of the carry (see {@link KindCarry.begin}). */
+export interface CarryVersion {
+  /** What this version leaves for the next, less the traces its analysis adds. */
+  readonly memo: Omit<KindMemo, 'rounds'>;
+  /** Its file-wide reads as queries, for the traces to record. */
+  readonly reads: FileWideReads;
+  /** The memo it carries from, if any. */
+  readonly source?: CarrySource;
+}
+
 /**
  * The memos of one open document: from its last version without syntax errors, and from
  * its last version if that one had an error (typing through an unclosed bracket keeps the
@@ -37,19 +57,34 @@ export class KindCarry {
   private memo: KindMemo | undefined;
   private errorMemo: KindMemo | undefined;
 
+  /** This version's file-wide facts and keys, and the memo it carries from. */
+  begin(input: {
+    imports: ImportTable;
+    definitions: Definitions;
+    classes: readonly SyntaxNode[];
+    /** What the module-level code shows of names (kinds.ts `collectUsageEvidence`). */
+    moduleEvidence: ReadonlyMap<string, Kind> | undefined;
+    root: SyntaxNode;
+  }): CarryVersion {
+    const { definitions, moduleEvidence, root } = input;
+    const list = mergeInDocumentOrder([definitions.functionNodes, input.classes]);
+    const keys = new DefinitionKeys(list);
+    const facts = input.imports.fingerprint();
+    const memo = { context: kindContext(facts, moduleEvidence, keys), facts, keys, definitions: list, root };
+    return {
+      memo,
+      reads: new FileWideReads({ definitions, keys, moduleEvidence }),
+      source: this.previousFor(memo),
+    };
+  }
+
   /**
    * The memo to carry from, with its definitions mapped onto this version's: the error
    * version's when its context is this version's, else the clean version's when that is;
    * failing both, the first whose file-wide facts are this version's, its definitions mapped
    * by key (`byKey`: each carried function must then keep its key and its definition reads).
    */
-  previousFor(input: {
-    context: string;
-    facts: string;
-    definitions: readonly SyntaxNode[];
-    keys: DefinitionKeys;
-    root: SyntaxNode;
-  }): { memo: KindMemo; map: NodeMap; byKey: boolean } | undefined {
+  private previousFor(input: Omit<KindMemo, 'rounds'>): CarrySource | undefined {
     const { context, facts, definitions, keys, root } = input;
     for (const memo of [this.errorMemo, this.memo]) {
       const map = definitionMap(memo, context, definitions, root);
@@ -85,6 +120,23 @@ export class KindCarry {
 
 /** Function analyses (one per function and round) carried or walked with a memo at hand, in this process: for tests and the benchmark. */
 export const kindCarryCounts = { carried: 0, walked: 0 };
+
+/**
+ * Whether the file-wide facts let `fn`'s trace of `round` be carried from `source`: always
+ * when its definitions correspond by order; by key, when `fn` kept its key and every
+ * file-wide read of the trace answers the same in this version (`reads`).
+ */
+export function fileWideReadsHold(
+  source: CarrySource,
+  fn: SyntaxNode,
+  round: number,
+  reads: FileWideReads,
+): boolean {
+  if (!source.byKey || KindCarry.fault === 'ignore-definitions') return true;
+  const key = reads.keys.keyOf(fn);
+  if (key === undefined || source.memo.keys.keyOf(fn) !== key) return false;
+  return source.memo.rounds[round].get(fn)!.sameFileWideReads(reads);
+}
 
 /**
  * The file-wide facts a function's analysis reads without its trace recording them: the

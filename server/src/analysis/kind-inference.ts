@@ -12,17 +12,16 @@ import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
 import { TensorEvidence, type NameGuess } from './tensor-evidence';
-import { KindCarry, kindCarryCounts, kindContext, type KindMemo } from './kind-carry';
-import { DefinitionKeys, FileWideReads } from './file-wide-reads';
-import { FunctionTrace, type NodeMap, type SharedKindState } from './function-trace';
 import {
-  enclosingFunction,
-  fieldOf,
-  mergeInDocumentOrder,
-  positionalArgs,
-  unwrap,
-  methodCall,
-} from './syntax-helpers';
+  KindCarry,
+  fileWideReadsHold,
+  kindCarryCounts,
+  type CarrySource,
+  type CarryVersion,
+  type KindMemo,
+} from './kind-carry';
+import { FunctionTrace, type SharedKindState } from './function-trace';
+import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
 import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
@@ -102,9 +101,8 @@ class KindInference extends ExpressionKinds implements SharedKindState {
   private readonly carriedFirstRound = new Set<SyntaxNode>();
   carriedCount = 0;
   walkedCount = 0;
-  private context = '';
-  private facts = '';
-  private definitionList: readonly SyntaxNode[] = [];
+  /** This version's side of the carry (an open document). */
+  private carried: CarryVersion | undefined;
   /** Whether the traces keep what the next version needs to carry them (an open document). */
   private keepsTraces = false;
 
@@ -132,25 +130,15 @@ class KindInference extends ExpressionKinds implements SharedKindState {
 
   run(replay: boolean, carry?: KindCarry): void {
     this.keepsTraces = !!carry;
-    let fromPrevious: ReturnType<KindCarry['previousFor']>;
-    if (carry) {
-      this.definitionList = mergeInDocumentOrder([
-        this.definitions.functionNodes,
-        this.nodes.class_definition,
-      ]);
-      const moduleEvidence = this.evidence.get(this.root);
-      const keys = new DefinitionKeys(this.definitionList);
-      this.facts = this.imports.fingerprint();
-      this.context = kindContext(this.facts, moduleEvidence, keys);
-      this.fileWideReads = new FileWideReads({ definitions: this.definitions, keys, moduleEvidence });
-      fromPrevious = carry.previousFor({
-        context: this.context,
-        facts: this.facts,
-        definitions: this.definitionList,
-        keys: this.fileWideReads.keys,
-        root: this.root,
-      });
-    }
+    this.carried = carry?.begin({
+      imports: this.imports,
+      definitions: this.definitions,
+      classes: this.nodes.class_definition,
+      moduleEvidence: this.evidence.get(this.root),
+      root: this.root,
+    });
+    this.fileWideReads = this.carried?.reads;
+    const fromPrevious = this.carried?.source;
     for (let round = 0; round < 2; round++) {
       // NOTE: when a caller unpacked a function's tuple before its elements were known, round
       // two re-walks instead of replaying.
@@ -173,18 +161,10 @@ class KindInference extends ExpressionKinds implements SharedKindState {
    * must have been carried in round one too: its nodes' kinds are then those the trace's
    * walk started from.
    */
-  private carryFunction(
-    fn: SyntaxNode,
-    round: number,
-    previous: { memo: KindMemo; map: NodeMap; byKey: boolean },
-  ): boolean {
-    const { memo, map } = previous;
+  private carryFunction(fn: SyntaxNode, round: number, source: CarrySource): boolean {
+    const { memo, map } = source;
     if (!memo.rounds[round].has(fn) || (round === 1 && !this.carriedFirstRound.has(fn))) return false;
-    if (previous.byKey && KindCarry.fault !== 'ignore-definitions') {
-      const key = this.fileWideReads!.keys.keyOf(fn);
-      if (key === undefined || memo.keys.keyOf(fn) !== key) return false;
-      if (!memo.rounds[round].get(fn)!.sameFileWideReads(this.fileWideReads!)) return false;
-    }
+    if (!fileWideReadsHold(source, fn, round, this.fileWideReads!)) return false;
     const trace = memo.rounds[round].get(fn)!.translated(map);
     if (!trace || (KindCarry.fault !== 'ignore-inputs' && !trace.inputsUnchanged(this))) return false;
     const evidence = KindCarry.fault === 'skip-evidence' ? undefined : this.tensorEvidence;
@@ -197,14 +177,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
 
   /** What this version leaves for the next one. */
   memo(): KindMemo {
-    return {
-      context: this.context,
-      facts: this.facts,
-      keys: this.fileWideReads!.keys,
-      definitions: this.definitionList,
-      root: this.root,
-      rounds: this.roundTraces,
-    };
+    return { ...this.carried!.memo, rounds: this.roundTraces };
   }
 
   private analyseFunction(fn: SyntaxNode): void {
