@@ -140,15 +140,13 @@ export function keypresses(text: string, keystroke: Keystroke, count: number): K
   // samples visit again.
   const sites = spreadLines(lines, Math.ceil((count - WARM_UP_EDITS) / 2), (line) => {
     if (keystroke === 'comment') return true;
-    const word = /[A-Za-z_][A-Za-z_]{2,}/.exec(lines[line] ?? '');
+    const word = FIRST_WORD.exec(lines[line] ?? '');
     return !!word && !KEYWORD.test(word[0]);
   });
   const typed = keystroke === 'comment' ? '#' : 'q';
   for (let i = 0; sites.length && presses.length < count; i++) {
     const line = sites[i % sites.length];
-    const at =
-      lineStarts[line] +
-      (keystroke === 'comment' ? 0 : /[A-Za-z_][A-Za-z_]{2,}/.exec(lines[line])!.index + 1);
+    const at = lineStarts[line] + (keystroke === 'comment' ? 0 : FIRST_WORD.exec(lines[line])!.index + 1);
     presses.push({ start: at, end: at, text: typed }, { start: at, end: at + 1, text: '' });
   }
   return presses;
@@ -165,6 +163,8 @@ function balanced(line: string): boolean {
   return depth === 0;
 }
 
+/** The word `identifier` types into: the first of three or more letters on the line. */
+const FIRST_WORD = /[A-Za-z_][A-Za-z_]{2,}/;
 const KEYWORD =
   /^(def|class|import|from|return|for|while|if|elif|else|with|try|except|assert|and|not|or|in|is|lambda|pass|raise|yield|async|await|global|del|True|False|None)$/;
 
