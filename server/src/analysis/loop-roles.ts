@@ -17,7 +17,7 @@ import {
   STATEMENT_TYPES,
 } from './syntax-helpers';
 import { TrainingStepModel, callEffect } from './training-step';
-import { collectOptInFlags, guardNote, type GuardNote } from './role-guards';
+import { collectOptInFlags, guardNote, type GuardContext, type GuardNote } from './role-guards';
 
 /** Where a statement runs, from most to least costly. */
 export type Role = 'hot' | 'logging' | 'eval' | 'setup';
@@ -82,6 +82,13 @@ export class LoopRoles {
   private readonly definedOptions = new Set<string>();
   /** Names counted up by one somewhere in the file (`step += 1`, `self.iteration += 1`). */
   private readonly counters = new Set<string>();
+  /**
+   * The guard note of each hot statement. It depends only on the statement's enclosing
+   * branches and on file-wide facts, not on function roles, so the rounds of
+   * `propagateCallers` (which clear the role cache) read it once.
+   */
+  private readonly guards = new Map<SyntaxNode, GuardNote | undefined>();
+  private guardContextValue: GuardContext | undefined;
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
@@ -291,22 +298,39 @@ export class LoopRoles {
     // A pytest test function runs once per test session, whatever its loops do.
     if (role === 'hot' && /^test_/.test(fnName)) role = 'eval';
     if (role !== 'hot') return { role, note };
-    const guard = guardNote({
-      statement,
-      boundary,
-      context: {
-        optInFlags: this.optInFlags,
-        definedOptions: this.definedOptions,
-        assigned: (name) => lastAssignment(this.nodes.assignment, name),
-        returned: (call) => this.returnedExpression(call),
-        counters: this.counters,
-      },
-      trains: (block) => this.consequenceTrainsCached(block),
-    });
+    let guard = this.guards.get(statement);
+    if (guard === undefined && !this.guards.has(statement)) {
+      guard = guardNote({
+        statement,
+        boundary,
+        context: this.guardContext(),
+        trains: (block) => this.consequenceTrainsCached(block),
+      });
+      this.guards.set(statement, guard);
+    }
     if (guard?.kind === 'once') return { role: 'setup', note: guard };
     if (guard?.kind === 'interval' || guard?.kind === 'opt-in' || guard?.kind === 'after-sync')
       return { role: 'logging', note: guard };
     return { role, note: guard ?? note };
+  }
+
+  /** What reading the file's conditions needs (built once; its lookups are indexed and memoised). */
+  private guardContext(): GuardContext {
+    if (this.guardContextValue) return this.guardContextValue;
+    const assignments = new AssignmentsByTarget(this.nodes.assignment);
+    const returned = new Map<SyntaxNode, SyntaxNode | undefined>();
+    this.guardContextValue = {
+      optInFlags: this.optInFlags,
+      definedOptions: this.definedOptions,
+      assigned: (name) => assignments.lastBefore(name),
+      returned: (call) => {
+        if (!returned.has(call)) returned.set(call, this.returnedExpression(call));
+        return returned.get(call);
+      },
+      counters: this.counters,
+      conditions: new Map(),
+    };
+    return this.guardContextValue;
   }
 
   /** The expression a same-file function returns, when it has exactly one `return` with a value. */
@@ -370,16 +394,32 @@ function isModuleCall(call: SyntaxNode, facts: RoleKindFacts): boolean {
   return facts.kindOf(target) === 'module';
 }
 
-/** The value last assigned to the name `name` before it, in its function (one hop, plain `x = ...`). */
-function lastAssignment(assignments: readonly SyntaxNode[], name: SyntaxNode): SyntaxNode | undefined {
-  const scope = enclosingFunction(name);
-  let found: SyntaxNode | undefined;
-  for (const assignment of assignments) {
-    if (assignment.startIndex >= name.startIndex) break;
-    if (fieldOf(assignment, 'left')?.text !== name.text || enclosingFunction(assignment) !== scope) continue;
-    found = fieldOf(assignment, 'right');
+/** The file's assignments grouped by the text of their target, each group in document order. */
+class AssignmentsByTarget {
+  private readonly byTarget = new Map<string, SyntaxNode[]>();
+
+  constructor(assignments: readonly SyntaxNode[]) {
+    for (const assignment of assignments) {
+      const target = fieldOf(assignment, 'left')?.text;
+      if (target === undefined) continue;
+      const group = this.byTarget.get(target);
+      if (group) group.push(assignment);
+      else this.byTarget.set(target, [assignment]);
+    }
   }
-  return found;
+
+  /** The value last assigned to the name `name` before it, in its function (one hop, plain `x = ...`). */
+  lastBefore(name: SyntaxNode): SyntaxNode | undefined {
+    const group = this.byTarget.get(name.text);
+    if (!group) return undefined;
+    const scope = enclosingFunction(name);
+    for (let i = group.length - 1; i >= 0; i--) {
+      const assignment = group[i];
+      if (assignment.startIndex >= name.startIndex || enclosingFunction(assignment) !== scope) continue;
+      return fieldOf(assignment, 'right');
+    }
+    return undefined;
+  }
 }
 
 function isInLoopBody(node: SyntaxNode, loop: SyntaxNode): boolean {

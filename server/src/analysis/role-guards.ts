@@ -100,10 +100,19 @@ export interface GuardContext {
   returned: (call: SyntaxNode) => SyntaxNode | undefined;
   /** Names the file counts up by one (`iteration += 1`): `counter == value` holds on one step. */
   counters?: ReadonlySet<string>;
+  /** The facts of each condition read so far (a condition guards every statement of its branch). */
+  conditions?: Map<SyntaxNode, ConditionFacts>;
 }
 
 /** Reads the facts of a condition; `assigned` gives a name's last assigned value (one hop). */
 export function conditionFacts(condition: SyntaxNode, context: GuardContext, depth = 0): ConditionFacts {
+  if (depth > 0 || !context.conditions) return readCondition(condition, context, depth);
+  let facts = context.conditions.get(condition);
+  if (!facts) context.conditions.set(condition, (facts = readCondition(condition, context, 0)));
+  return facts;
+}
+
+function readCondition(condition: SyntaxNode, context: GuardContext, depth: number): ConditionFacts {
   const node = unwrap(condition);
   const none: ConditionFacts = { rare: false, frequent: false, rank0: false, notRank0: false };
   if (depth > 6) return none;

@@ -8,6 +8,8 @@ import type { SyntaxNode } from '../parse/syntax';
 const SHARDLENS_IGNORE = /#\s*shardlens:\s*ignore(?!-)(?:\[([^\]]*)\])?/i;
 const SHARDLENS_IGNORE_FILE = /#\s*shardlens:\s*ignore-file(?:\[([^\]]*)\])?/i;
 const NOQA = /#\s*noqa:\s*([A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)/i;
+/** What every pattern above needs: most comments have neither word and are read once. */
+const MAY_SUPPRESS = /shardlens|noqa/i;
 
 /** Suppressed codes by zero-based line, and for the whole file; `*` means every code. */
 export class Suppressions {
@@ -16,6 +18,7 @@ export class Suppressions {
 
   constructor(comments: readonly SyntaxNode[]) {
     for (const comment of comments) {
+      if (!MAY_SUPPRESS.test(comment.text)) continue;
       const fileCodes = parseFileSuppression(comment.text);
       if (fileCodes) for (const code of fileCodes) this.fileWide.add(code);
       const codes = parseSuppression(comment.text);

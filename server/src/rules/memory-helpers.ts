@@ -162,8 +162,8 @@ const CHECKPOINT_IMPORTS = [
   'fairscale.nn.checkpoint',
   'fairscale.nn.misc.checkpoint_activations',
 ];
-const CHECKPOINT_TEXT =
-  /gradient_checkpointing|activation_checkpoint|checkpoint_wrapper|checkpoint_activations|apply_ac\b|torch\.utils\.checkpoint|use_checkpoint|grad_ckpt|recompute_granularity|checkpoint_sequential/;
+const CHECKPOINT_TEXT_ALL =
+  /gradient_checkpointing|activation_checkpoint|checkpoint_wrapper|checkpoint_activations|apply_ac\b|torch\.utils\.checkpoint|use_checkpoint|grad_ckpt|recompute_granularity|checkpoint_sequential/g;
 
 /** Whether anything in the file turns on activation checkpointing (imports, HF/Lightning/FSDP/torchtitan options). */
 export function usesActivationCheckpointing(model: FileModel): boolean {
@@ -173,10 +173,16 @@ export function usesActivationCheckpointing(model: FileModel): boolean {
 /** The same test on any file's imports and text (a trainer elsewhere in the workspace). */
 export function turnsOnCheckpointing(imports: ImportTable, text: string): boolean {
   if (CHECKPOINT_IMPORTS.some((m) => imports.importsFrom(m))) return true;
-  // Stripping comments keeps each line break, so it cannot create a match: a text with no
-  // match needs no stripped copy (most files; the copy is as large as the file).
-  if (!CHECKPOINT_TEXT.test(text)) return false;
-  return CHECKPOINT_TEXT.test(text.replace(/#[^\n]*/g, ''));
+  // NOTE: a match holds neither `#` nor a line break, so it is outside every comment when no
+  // `#` precedes it on its line (what stripping each line's `#...` would leave); a `#` inside
+  // a string counts as a comment's start, as the stripping did.
+  CHECKPOINT_TEXT_ALL.lastIndex = 0;
+  for (let match = CHECKPOINT_TEXT_ALL.exec(text); match; match = CHECKPOINT_TEXT_ALL.exec(text)) {
+    const lineStart = text.lastIndexOf('\n', match.index) + 1;
+    const comment = text.indexOf('#', lineStart);
+    if (comment === -1 || comment > match.index) return true;
+  }
+  return false;
 }
 
 /** A cheap text test, before parsing a file: could it turn checkpointing on? */

@@ -86,3 +86,38 @@ test('a counter stepped by one compared with == holds on one step: its sync is n
   // The counter on both sides says nothing about how often: still every step.
   assert.deepEqual(at(13), ['warning']);
 });
+
+test("a flag's condition is read from its last assignment before the use, in the same function", async () => {
+  const source = [
+    'import torch',
+    '',
+    '',
+    'def train(model, loader, optimizer, keep_going):',
+    '    gate = keep_going',
+    '',
+    '    def every_hundred(step):',
+    '        gate = step % 100 == 0',
+    '        return gate',
+    '',
+    '    for step, (x, y) in enumerate(loader):',
+    '        loss = torch.nn.functional.mse_loss(model(x), y)',
+    '        loss.backward()',
+    '        optimizer.step()',
+    '        if gate:',
+    '            torch.cuda.synchronize()',
+    '        gate = step % 100 == 0',
+    '        if gate:',
+    '            torch.cuda.synchronize()',
+    '        gate = keep_going',
+    '',
+  ].join('\n');
+  const result = await analyzeSource(source, {}, null);
+  const at = (line: number) =>
+    result.findings
+      .filter((f) => f.code === 'SL107' && f.range.start.line + 1 === line)
+      .map((f) => f.severity);
+  // Line 15 reads `gate = keep_going` (line 5): not line 8 (another function), nor line 17 (after it).
+  assert.deepEqual(at(16), ['warning']);
+  // Line 18 reads line 17: once per 100 steps.
+  assert.deepEqual(at(19), ['information']);
+});
