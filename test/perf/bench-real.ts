@@ -29,15 +29,19 @@ export function pythonFilesUnder(dir: string, found: string[] = []): string[] {
   return found;
 }
 
-/** The file that imports torch whose line count is nearest `lines`. */
+/** A training script's evidence: it runs a backward pass or an optimizer step itself. */
+export const TRAINS = /\.backward\(|optimizer\.step\(/;
+
+/** The file that imports torch (and matches `also`, when given) whose line count is nearest `lines`. */
 export function fileNear(
   files: readonly string[],
   lines: number,
+  also?: RegExp,
 ): { path: string; text: string; lines: number } {
   let best: { path: string; text: string; lines: number } | undefined;
   for (const path of files) {
     const text = readFileSync(path, 'utf8');
-    if (!/^\s*(import torch|from torch)/m.test(text)) continue;
+    if (!/^\s*(import torch|from torch)/m.test(text) || (also && !also.test(text))) continue;
     const count = text.split('\n').length;
     if (!best || Math.abs(count - lines) < Math.abs(best.lines - lines)) best = { path, text, lines: count };
   }

@@ -19,7 +19,7 @@ import {
   type EditLatency,
   type Keystroke,
 } from './bench-lsp';
-import { corpusDir, fileNear, measureCorpusRatio, pythonFilesUnder } from './bench-real';
+import { TRAINS, corpusDir, fileNear, measureCorpusRatio, pythonFilesUnder } from './bench-real';
 import { referenceLoopMs } from './reference-loop';
 import { generateTrainingFile } from './generate';
 import { round } from './stats';
@@ -184,6 +184,19 @@ async function main(): Promise<void> {
           text: near.text,
           keystroke,
           target,
+          stdio: true,
+        });
+    }
+    if (realFiles.length) {
+      // A training script (a backward pass or an optimizer step in it), whose hot loops and
+      // guards the role analysis reads; over stdio, as the issue measures.
+      const script = fileNear(realFiles, 5_000, TRAINS);
+      for (const keystroke of ['identifier', 'comment', 'statement'] as const)
+        cases.push({
+          label: `real training script ${relative(corpus!, script.path)} over stdio`,
+          text: script.text,
+          keystroke,
+          target: 50,
           stdio: true,
         });
     }
