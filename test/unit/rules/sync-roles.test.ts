@@ -59,6 +59,15 @@ test('a rank-0 guard keeps the warning and says rank 0 stalls; an opt-in flag sa
   assert.match(interval?.message ?? '', /once per log interval/);
 });
 
+/** The severities of SL107 findings on each (one-based) line of `source`. */
+async function sl107SeveritiesByLine(source: string): Promise<(line: number) => string[]> {
+  const result = await analyzeSource(source, {}, null);
+  return (line) =>
+    result.findings
+      .filter((f) => f.code === 'SL107' && f.range.start.line + 1 === line)
+      .map((f) => f.severity);
+}
+
 test('a counter stepped by one compared with == holds on one step: its sync is not a warning', async () => {
   const source = [
     'import torch',
@@ -77,11 +86,7 @@ test('a counter stepped by one compared with == holds on one step: its sync is n
     '        iteration += 1',
     '',
   ].join('\n');
-  const result = await analyzeSource(source, {}, null);
-  const at = (line: number) =>
-    result.findings
-      .filter((f) => f.code === 'SL107' && f.range.start.line + 1 === line)
-      .map((f) => f.severity);
+  const at = await sl107SeveritiesByLine(source);
   assert.deepEqual(at(11), ['information']);
   // The counter on both sides says nothing about how often: still every step.
   assert.deepEqual(at(13), ['warning']);
@@ -111,11 +116,7 @@ test("a flag's condition is read from its last assignment before the use, in the
     '        gate = keep_going',
     '',
   ].join('\n');
-  const result = await analyzeSource(source, {}, null);
-  const at = (line: number) =>
-    result.findings
-      .filter((f) => f.code === 'SL107' && f.range.start.line + 1 === line)
-      .map((f) => f.severity);
+  const at = await sl107SeveritiesByLine(source);
   // Line 15 reads `gate = keep_going` (line 5): not line 8 (another function), nor line 17 (after it).
   assert.deepEqual(at(16), ['warning']);
   // Line 18 reads line 17: once per 100 steps.
