@@ -17,6 +17,7 @@ import {
   STATEMENT_TYPES,
 } from './syntax-helpers';
 import { TrainingStepModel, callEffect } from './training-step';
+import { lastAssignedIn } from './assignment-index';
 import { collectOptInFlags, guardNote, type GuardContext, type GuardNote } from './role-guards';
 
 /** Where a statement runs, from most to least costly. */
@@ -317,12 +318,11 @@ export class LoopRoles {
   /** What reading the file's conditions needs (built once; its lookups are indexed and memoised). */
   private guardContext(): GuardContext {
     if (this.guardContextValue) return this.guardContextValue;
-    const assignments = new AssignmentsByTarget(this.nodes.assignment);
     const returned = new Map<SyntaxNode, SyntaxNode | undefined>();
     this.guardContextValue = {
       optInFlags: this.optInFlags,
       definedOptions: this.definedOptions,
-      assigned: (name) => assignments.lastBefore(name),
+      assigned: (name) => lastAssignedIn(this.nodes.assignment, name),
       returned: (call) => {
         if (!returned.has(call)) returned.set(call, this.returnedExpression(call));
         return returned.get(call);
@@ -392,34 +392,6 @@ function isModuleCall(call: SyntaxNode, facts: RoleKindFacts): boolean {
   if (target.type !== 'identifier' && target.type !== 'attribute' && target.type !== 'subscript')
     return false;
   return facts.kindOf(target) === 'module';
-}
-
-/** The file's assignments grouped by the text of their target, each group in document order. */
-class AssignmentsByTarget {
-  private readonly byTarget = new Map<string, SyntaxNode[]>();
-
-  constructor(assignments: readonly SyntaxNode[]) {
-    for (const assignment of assignments) {
-      const target = fieldOf(assignment, 'left')?.text;
-      if (target === undefined) continue;
-      const group = this.byTarget.get(target);
-      if (group) group.push(assignment);
-      else this.byTarget.set(target, [assignment]);
-    }
-  }
-
-  /** The value last assigned to the name `name` before it, in its function (one hop, plain `x = ...`). */
-  lastBefore(name: SyntaxNode): SyntaxNode | undefined {
-    const group = this.byTarget.get(name.text);
-    if (!group) return undefined;
-    const scope = enclosingFunction(name);
-    for (let i = group.length - 1; i >= 0; i--) {
-      const assignment = group[i];
-      if (assignment.startIndex >= name.startIndex || enclosingFunction(assignment) !== scope) continue;
-      return fieldOf(assignment, 'right');
-    }
-    return undefined;
-  }
 }
 
 function isInLoopBody(node: SyntaxNode, loop: SyntaxNode): boolean {
