@@ -33,6 +33,17 @@ test('the analyzer drops only the codes an ignore-file comment names', async () 
   assert.deepEqual(await codes(`# shardlens: ignore-file\n${SCRIPT}`), []);
 });
 
+test('suppression comments are read whatever their case (the analyzer reads only comments naming shardlens or noqa)', async () => {
+  const codes = async (text: string) => (await analyzeSource(text)).findings.map((f) => f.code).sort();
+  assert.deepEqual(await codes(`# SHARDLENS: IGNORE-FILE[sl101]\n${SCRIPT}`), ['SL107']);
+  const lineLevel = hotLoopSource('        print(loss.item(), torch.cuda.synchronize())  # NoQA: SL107');
+  assert.deepEqual(await codes(lineLevel), ['SL101']);
+  const ours = hotLoopSource(
+    '        print(loss.item(), torch.cuda.synchronize())  # ShardLens: Ignore[SL101]',
+  );
+  assert.deepEqual(await codes(ours), ['SL107']);
+});
+
 test('the CLI honours ignore-file comments', () => {
   const run = (name: string, text: string) => {
     const file = join(scratch, name);
