@@ -58,9 +58,9 @@ export class Definitions {
         const owner = enclosingClass(fn);
         const fnName = fieldOf(fn, 'name')?.text;
         if (!owner || !fnName) continue;
-        const methods = this.methodsByClass.get(owner) ?? new Map<string, SyntaxNode>();
+        let methods = this.methodsByClass.get(owner);
+        if (!methods) this.methodsByClass.set(owner, (methods = new Map()));
         if (!methods.has(fnName)) methods.set(fnName, fn);
-        this.methodsByClass.set(owner, methods);
       }
     }
     return this.methodsByClass.get(cls)?.get(name);
