@@ -3,7 +3,7 @@
 // through the public TreeCursor API versus the direct wasm walk.
 import type { Parser } from 'web-tree-sitter';
 import { parseOnly, parseSource } from '../../server/src/parse/parser';
-import { setDirectWasmEnabled, isDirectWasmActive } from '../../server/src/parse/direct-walk';
+import { activeLoweringWalk, setLoweringWalk, type LoweringWalk } from '../../server/src/parse/direct-walk';
 import { buildFileModel } from '../../server/src/analysis/file-model';
 import { runRules } from '../../server/src/rules/engine';
 import { analyzeText } from '../../server/src/analyzer';
@@ -31,10 +31,14 @@ export interface RatioRow {
 /** Lowering through the public cursor API versus the direct walk, on one file. */
 export interface LoweringComparison {
   lines: number;
-  directActive: boolean;
+  /** The walk the lowering takes by default (`memory` once its probe check passed). */
+  defaultWalk: LoweringWalk;
   parseMs: number;
+  /** The lowering alone (parse + lower, less the parse), per walk. */
   lowerCursorApiMs: number;
-  lowerDirectMs: number;
+  lowerExportsMs: number;
+  lowerMemoryMs: number;
+  /** Public-API time over the default walk's. */
   speedup: number;
 }
 
@@ -98,43 +102,38 @@ export function measureRatio(parser: Parser, lines: number, rounds: number): Rat
   };
 }
 
-/** Compares the two lowering walks, alternating them round by round. */
+/** Compares the three lowering walks, alternating them round by round. */
 export function compareLowering(parser: Parser, lines: number, rounds: number): LoweringComparison {
   const text = generateTrainingFile({ lines, seed: lines });
+  const defaultWalk = activeLoweringWalk();
+  const walks: LoweringWalk[] = ['cursor', 'exports', 'memory'];
   const parse: number[] = [];
-  const viaCursor: number[] = [];
-  const direct: number[] = [];
-  const directActive = isDirectWasmActive();
+  const lowering = new Map<LoweringWalk, number[]>(walks.map((walk) => [walk, []]));
   try {
     for (let i = 0; i < rounds + 2; i++) {
       let t = nowMs();
       parseOnly(parser, text);
       const p = nowMs() - t;
-      setDirectWasmEnabled(false);
-      t = nowMs();
-      parseSource(parser, text);
-      const c = nowMs() - t;
-      setDirectWasmEnabled(true);
-      t = nowMs();
-      parseSource(parser, text);
-      const d = nowMs() - t;
-      if (i < 2) continue;
-      parse.push(p);
-      viaCursor.push(c);
-      direct.push(d);
+      if (i >= 2) parse.push(p);
+      for (const walk of walks) {
+        setLoweringWalk(walk);
+        t = nowMs();
+        parseSource(parser, text);
+        if (i >= 2) lowering.get(walk)!.push(nowMs() - t);
+      }
     }
   } finally {
-    setDirectWasmEnabled(true);
+    setLoweringWalk('memory');
   }
   const parseMs = median(parse);
-  const cursorMs = Math.max(0, median(viaCursor) - parseMs);
-  const directMs = Math.max(0, median(direct) - parseMs);
+  const lowerMs = (walk: LoweringWalk) => Math.max(0, median(lowering.get(walk)!) - parseMs);
   return {
     lines,
-    directActive,
+    defaultWalk,
     parseMs: round(parseMs),
-    lowerCursorApiMs: round(cursorMs),
-    lowerDirectMs: round(directMs),
-    speedup: round(cursorMs / Math.max(directMs, 0.01), 1),
+    lowerCursorApiMs: round(lowerMs('cursor')),
+    lowerExportsMs: round(lowerMs('exports')),
+    lowerMemoryMs: round(lowerMs('memory')),
+    speedup: round(lowerMs('cursor') / Math.max(lowerMs(defaultWalk), 0.01), 1),
   };
 }

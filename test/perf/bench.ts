@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     const lowering = compareLowering(parser, 2_000, quick ? 5 : 20);
     report.lowering = lowering;
     log(
-      `\n# Lowering at 2,000 lines (parse ${lowering.parseMs} ms): public TreeCursor API ${lowering.lowerCursorApiMs} ms, direct wasm walk ${lowering.lowerDirectMs} ms (${lowering.speedup}× faster; direct active: ${lowering.directActive})`,
+      `\n# Lowering at 2,000 lines (parse ${lowering.parseMs} ms): public TreeCursor API ${lowering.lowerCursorApiMs} ms, C cursor exports ${lowering.lowerExportsMs} ms, heap walk ${lowering.lowerMemoryMs} ms (default: ${lowering.defaultWalk}, ${lowering.speedup}× faster than the public API)`,
     );
   }
 

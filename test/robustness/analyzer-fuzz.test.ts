@@ -1,11 +1,17 @@
 // Robustness of the analyzer itself (no LSP): seeded fuzzing over mutated and truncated
 // training files and random bytes, 10,000-deep nesting of many shapes, a 5 MB file, and
 // CRLF/BOM/tab/astral text. analyzeText must never throw, and no stage or rule may fail;
-// the direct wasm lowering must equal the public-API lowering on every input.
+// every lowering walk (heap, C exports, public API) must give the same tree on every input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initParser, parseSource } from '../../server/src/parse/parser';
-import { setDirectWasmEnabled, isDirectWasmActive } from '../../server/src/parse/direct-walk';
+import {
+  activeLoweringWalk,
+  setLoweringWalk,
+  verifyMemoryWalk,
+  type LoweringWalk,
+} from '../../server/src/parse/direct-walk';
+import { MemoryWalk } from '../../server/src/parse/memory-walk';
 import type { SyntaxNode } from '../../server/src/parse/syntax';
 import { analyzeText, MAX_ANALYSED_BYTES, type FileAnalysis } from '../../server/src/analyzer';
 import { mergeSettings } from '../../server/src/config/settings';
@@ -58,25 +64,32 @@ test('random bytes never make the analyzer fail', async () => {
   }
 });
 
-test('the direct wasm lowering equals the public TreeCursor lowering', async () => {
+test('the heap walk and the C cursor lowering equal the public TreeCursor lowering', async () => {
   const parser = await initParser({ wasmDir });
-  assert.ok(isDirectWasmActive(), 'the direct walk should be active with the pinned web-tree-sitter');
+  assert.equal(
+    activeLoweringWalk(),
+    'memory',
+    'the heap walk should pass its probe with the pinned web-tree-sitter',
+  );
   const inputs = [
     ...mutatedFiles(40, 77),
     ...randomByteTexts(10, 5),
     ...Object.values(deepInputs(2_000)),
     awkwardText().text,
   ];
+  const walks: LoweringWalk[] = ['memory', 'exports', 'cursor'];
   try {
     for (const [i, text] of inputs.entries()) {
-      setDirectWasmEnabled(true);
-      const direct = fingerprint(parseSource(parser, text).root);
-      setDirectWasmEnabled(false);
-      const viaCursor = fingerprint(parseSource(parser, text).root);
-      assert.deepEqual(direct, viaCursor, `input ${i}`);
+      const trees = walks.map((walk) => {
+        setLoweringWalk(walk);
+        assert.equal(activeLoweringWalk(), walk);
+        return fingerprint(parseSource(parser, text).root);
+      });
+      assert.deepEqual(trees[0], trees[2], `input ${i}: heap walk`);
+      assert.deepEqual(trees[1], trees[2], `input ${i}: C cursor exports`);
     }
   } finally {
-    setDirectWasmEnabled(true);
+    setLoweringWalk('memory');
   }
 });
 
@@ -160,4 +173,25 @@ test('CRLF, a BOM, tabs and astral characters keep UTF-16 positions right', asyn
   const columnText = text.split('\r\n')[itemLine].slice(finding.range.start.column, finding.range.end.column);
   assert.ok(finding.range.start.column >= itemColumn, `finding starts at ${finding.range.start.column}`);
   assert.match(columnText, /item/, `the range covers "${columnText}"`);
+});
+
+test('the heap walk is used only while it walks the probe text as the C cursor does', async () => {
+  const parser = await initParser({ wasmDir });
+  // A heap walk that loses one fact (every field) must be rejected, and the lowering falls back.
+  class FieldBlindWalk extends MemoryWalk {
+    override fieldId(): number {
+      return 0;
+    }
+  }
+  try {
+    assert.equal(
+      verifyMemoryWalk(parser, (heap, tree) => new FieldBlindWalk(heap, tree)),
+      false,
+    );
+    assert.equal(activeLoweringWalk(), 'exports');
+    assert.ok(parseSource(parser, 'x = f(a, b=1)\n').root.children.length > 0);
+  } finally {
+    assert.equal(verifyMemoryWalk(parser), true);
+  }
+  assert.equal(activeLoweringWalk(), 'memory');
 });

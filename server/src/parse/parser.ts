@@ -4,7 +4,7 @@
 import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { join } from 'node:path';
 import { lowerTree, type LoweredTree } from './syntax';
-import { registerDirectWasm } from './direct-walk';
+import { registerDirectWasm, verifyMemoryWalk } from './direct-walk';
 
 let parserPromise: Promise<Parser> | undefined;
 
@@ -25,6 +25,7 @@ export function initParser({ wasmDir }: ParserInit): Promise<Parser> {
     const python = await Language.load(join(wasmDir, 'tree-sitter-python.wasm'));
     const parser = new Parser();
     parser.setLanguage(python);
+    verifyMemoryWalk(parser);
     return parser;
   })();
   return parserPromise;

@@ -2,7 +2,7 @@
 // works on these (fast property access, safe after the wasm tree is deleted); the walk
 // uses an explicit stack, so 10,000-deep nesting cannot overflow the JS stack.
 import type { Tree } from 'web-tree-sitter';
-import { directAccess, type DirectWasm } from './direct-walk';
+import { openWalk, type TreeWalk } from './direct-walk';
 
 /** A zero-based position; `column` counts UTF-16 code units, as LSP does. */
 export interface Position {
@@ -199,32 +199,30 @@ export interface SubtreeSource {
 
 /**
  * Converts the whole tree into {@link SyntaxNode}s, keeping named nodes and operator tokens;
- * with `reuse` (and the direct walk available), unchanged subtrees come from it instead.
+ * with `reuse` (and a direct walk available), unchanged subtrees come from it instead.
  */
 export function lowerTree(tree: Tree, text: string, reuse?: SubtreeSource): LoweredTree {
-  const direct = directAccess(tree);
-  return direct ? lowerDirect(tree, text, direct.wasm, direct.address, reuse) : lowerWithCursor(tree, text);
+  // NOTE: the tables first: their first read calls into wasm, which may grow the heap a walk reads.
+  const tables = languageTables(tree);
+  const walk = openWalk(tree);
+  return walk ? lowerWalk(tables, text, walk, reuse) : lowerWithCursor(tree, text);
 }
 
 /**
- * The lowering walk over the raw wasm exports (see direct-walk.ts): per node one call for
- * the type, and for kept nodes one each for field, start and end; no marshalling.
+ * The lowering walk over a {@link TreeWalk} (see direct-walk.ts): per node one read of the
+ * type, and for kept nodes one each of field, start and end.
  */
-function lowerDirect(
-  tree: Tree,
+function lowerWalk(
+  tables: LanguageTables,
   text: string,
-  wasm: DirectWasm,
-  address: number,
+  walk: TreeWalk,
   reuse: SubtreeSource | undefined,
 ): LoweredTree {
   const source = new SourceText(text);
-  const tables = languageTables(tree);
   const { types, fields, named } = tables;
   const index = new TypeIndex(tables);
   const finish = (root: LoweredNode) =>
     reuse ? reuse.finish(root, source, index.count) : index.result(root);
-  wasm._ts_tree_root_node_wasm(address);
-  wasm._ts_tree_cursor_new_wasm(address);
   try {
     const make = (
       parent: LoweredNode | null,
@@ -237,25 +235,19 @@ function lowerDirect(
         new LoweredNode(index.count, source, types[typeId] ?? 'ERROR', field, from, to, parent),
         typeId,
       );
-    const root = make(
-      null,
-      wasm._ts_tree_cursor_current_node_type_id_wasm(address),
-      null,
-      wasm._ts_tree_cursor_start_index_wasm(address),
-      wasm._ts_tree_cursor_end_index_wasm(address),
-    );
+    const root = make(null, walk.typeId(), null, walk.startIndex(), walk.endIndex());
     reuse?.opened(root);
     const stack: LoweredNode[] = [root];
     const kids = new ChildLists();
     kids.open();
-    if (!wasm._ts_tree_cursor_goto_first_child_wasm(address)) return finish(kids.closeAll(stack));
+    if (!walk.gotoFirstChild()) return finish(kids.closeAll(stack));
     for (;;) {
       const parent = stack[stack.length - 1];
-      const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm(address);
+      const typeId = walk.typeId();
       if (named[typeId] || typeId === ERROR_TYPE_ID) {
-        const field = fields[wasm._ts_tree_cursor_current_field_id_wasm(address)] ?? null;
-        const from = wasm._ts_tree_cursor_start_index_wasm(address);
-        const to = wasm._ts_tree_cursor_end_index_wasm(address);
+        const field = fields[walk.fieldId()] ?? null;
+        const from = walk.startIndex();
+        const to = walk.endIndex();
         const moved = reuse?.adopt(types[typeId] ?? 'ERROR', field, from, to);
         if (moved) {
           moved.parent = parent;
@@ -263,7 +255,7 @@ function lowerDirect(
         } else {
           const node = make(parent, typeId, field, from, to);
           kids.add(node);
-          if (wasm._ts_tree_cursor_goto_first_child_wasm(address)) {
+          if (walk.gotoFirstChild()) {
             stack.push(node);
             kids.open();
             reuse?.opened(node);
@@ -271,17 +263,17 @@ function lowerDirect(
           }
         }
       } else if (OPERATOR_PARENTS.has(parent.type)) {
-        recordOperator(parent, types[typeId], () => wasm._ts_tree_cursor_current_field_id_wasm(address));
+        recordOperator(parent, types[typeId], () => walk.fieldId());
       }
-      while (!wasm._ts_tree_cursor_goto_next_sibling_wasm(address)) {
-        if (!wasm._ts_tree_cursor_goto_parent_wasm(address)) return finish(kids.closeAll(stack));
+      while (!walk.gotoNextSibling()) {
+        if (!walk.gotoParent()) return finish(kids.closeAll(stack));
         kids.close(stack.pop()!);
         reuse?.closed();
         if (stack.length === 0) return finish(root);
       }
     }
   } finally {
-    wasm._ts_tree_cursor_delete_wasm(address);
+    walk.close();
   }
 }
 
