@@ -113,12 +113,14 @@ export class MemoryWalk implements TreeWalk {
   private readonly u32: Uint32Array;
   private readonly maps: LanguageMaps;
   private readonly fieldAt: Uint16Array;
-  // Frames, by depth: the node iterated (slot, start, structural index in its own parent,
-  // its type id), where its children start, how many, the next child's index, structural
-  // index and start, the alias-sequence base (-1: none), the production id, whether the
-  // node is visible and, for a hidden node, the field its visible descendants inherit.
+  // Frames, by depth: the node iterated (slot, start, end, structural index in its own
+  // parent, its type id), where its children start, how many, the next child's index and
+  // structural index, where the last child handed out ends (the node's start before the
+  // first), the alias-sequence base (-1: none), the production id, whether the node is
+  // visible and, for a hidden node, the field its visible descendants inherit.
   private readonly nodeSlot: number[] = [];
   private readonly nodeStart: number[] = [];
+  private readonly nodeEnd: number[] = [];
   private readonly nodeStructural: number[] = [];
   private readonly nodeType: number[] = [];
   private readonly children: number[] = [];
@@ -134,6 +136,7 @@ export class MemoryWalk implements TreeWalk {
   // The current node.
   private currentSlot: number;
   private currentStart: number;
+  private currentEnd: number;
   private currentStructural = 0;
   private currentType: number;
   private currentExtra = false;
@@ -148,6 +151,7 @@ export class MemoryWalk implements TreeWalk {
     this.fieldAt = this.maps.fieldAt;
     this.currentSlot = tree;
     this.currentStart = this.paddingBytes(tree);
+    this.currentEnd = this.currentStart + this.sizeBytes(tree);
     this.currentType = this.publicType(this.symbol(tree));
   }
 
@@ -170,7 +174,7 @@ export class MemoryWalk implements TreeWalk {
   }
 
   endIndex(): number {
-    return (this.currentStart + this.sizeBytes(this.currentSlot)) >>> 1;
+    return this.currentEnd >>> 1;
   }
 
   gotoFirstChild(): boolean {
@@ -192,6 +196,7 @@ export class MemoryWalk implements TreeWalk {
       if (!this.visible[frame]) continue;
       this.currentSlot = this.nodeSlot[frame];
       this.currentStart = this.nodeStart[frame];
+      this.currentEnd = this.nodeEnd[frame];
       this.currentStructural = this.nodeStructural[frame];
       this.currentType = this.nodeType[frame];
       this.currentExtra = this.isExtra(this.currentSlot);
@@ -215,6 +220,7 @@ export class MemoryWalk implements TreeWalk {
     const parent = this.currentFrame;
     this.nodeSlot[frame] = slot;
     this.nodeStart[frame] = this.currentStart;
+    this.nodeEnd[frame] = this.currentEnd;
     this.nodeStructural[frame] = this.currentStructural;
     this.nodeType[frame] = this.currentType;
     this.children[frame] = record - count * SLOT_BYTES;
@@ -234,6 +240,8 @@ export class MemoryWalk implements TreeWalk {
    * entering hidden children that have visible ones; false when that frame is done.
    */
   private advance(): boolean {
+    const u8 = this.u8;
+    const u32 = this.u32;
     for (;;) {
       const frame = this.depth - 1;
       const i = this.index[frame];
@@ -242,29 +250,53 @@ export class MemoryWalk implements TreeWalk {
         this.depth--;
         continue;
       }
+      this.index[frame] = i + 1;
+      // Each child's record is read once: flags, padding, size, symbol (subtree.h's accessors).
       const child = this.children[frame] + i * SLOT_BYTES;
-      const start = this.position[frame];
+      const head = u8[child];
+      let visible: boolean;
+      let extra: boolean;
+      let padding: number;
+      let size: number;
+      let symbol: number;
+      let hasVisibleChildren = false;
+      if (head & FLAG_INLINE) {
+        visible = (head & FLAG_VISIBLE_INLINE) !== 0;
+        extra = (head & FLAG_EXTRA_INLINE) !== 0;
+        padding = u8[child + INLINE_PADDING_BYTES];
+        size = u8[child + INLINE_SIZE_BYTES];
+        symbol = u8[child + INLINE_SYMBOL];
+      } else {
+        const record = u32[child >> 2];
+        const flags = u8[record + HEAP_FLAGS];
+        visible = (flags & FLAG_VISIBLE_HEAP) !== 0;
+        extra = (flags & FLAG_EXTRA_HEAP) !== 0;
+        padding = u32[(record + HEAP_PADDING_BYTES) >> 2];
+        size = u32[(record + HEAP_SIZE_BYTES) >> 2];
+        symbol = this.u16[(record + HEAP_SYMBOL) >> 1];
+        hasVisibleChildren =
+          u32[(record + HEAP_CHILD_COUNT) >> 2] > 0 && u32[(record + HEAP_VISIBLE_CHILD_COUNT) >> 2] > 0;
+      }
+      // The first child starts where its parent does (they share the padding); each later
+      // one after the previous child's end and its own padding.
+      const start = i === 0 ? this.position[frame] : this.position[frame] + padding;
+      this.position[frame] = start + size;
       const structural = this.structural[frame];
-      const extra = this.isExtra(child);
       let alias = 0;
       if (!extra) {
         const base = this.aliasBase[frame];
         if (base >= 0) alias = this.u16[base + structural];
         this.structural[frame] = structural + 1;
       }
-      const next = i + 1;
-      this.index[frame] = next;
-      let after = start + this.sizeBytes(child);
-      if (next < this.count[frame]) after += this.paddingBytes(this.children[frame] + next * SLOT_BYTES);
-      this.position[frame] = after;
-      const visible = alias !== 0 || this.isVisible(child);
-      if (!visible && this.visibleChildCount(child) === 0) continue;
+      if (alias !== 0) visible = true;
+      if (!visible && !hasVisibleChildren) continue;
       this.currentSlot = child;
       this.currentStart = start;
+      this.currentEnd = start + size;
       this.currentStructural = structural;
       this.currentExtra = extra;
       this.currentFrame = frame;
-      this.currentType = this.publicType(alias || this.symbol(child));
+      this.currentType = this.publicType(alias || symbol);
       if (visible) return true;
       this.open(false);
     }
@@ -278,11 +310,7 @@ export class MemoryWalk implements TreeWalk {
   private isInline(slot: number): boolean {
     return (this.u8[slot] & FLAG_INLINE) !== 0;
   }
-  private isVisible(slot: number): boolean {
-    const flags = this.u8[slot];
-    if (flags & FLAG_INLINE) return (flags & FLAG_VISIBLE_INLINE) !== 0;
-    return (this.u8[this.u32[slot >> 2] + HEAP_FLAGS] & FLAG_VISIBLE_HEAP) !== 0;
-  }
+
   private isExtra(slot: number): boolean {
     const flags = this.u8[slot];
     if (flags & FLAG_INLINE) return (flags & FLAG_EXTRA_INLINE) !== 0;
@@ -303,9 +331,5 @@ export class MemoryWalk implements TreeWalk {
   private childCount(slot: number): number {
     if (this.isInline(slot)) return 0;
     return this.u32[(this.u32[slot >> 2] + HEAP_CHILD_COUNT) >> 2];
-  }
-  private visibleChildCount(slot: number): number {
-    if (this.childCount(slot) === 0) return 0;
-    return this.u32[(this.u32[slot >> 2] + HEAP_VISIBLE_CHILD_COUNT) >> 2];
   }
 }

@@ -24,8 +24,13 @@ export function isRuleEnabled(
   settings: Pick<Settings, 'select' | 'ignore' | 'severity'>,
 ): boolean {
   if (settings.severity[rule.code] === 'off') return false;
-  const matchLength = (prefixes: string[]) =>
-    Math.max(-1, ...prefixes.filter((p) => rule.code.startsWith(p.toUpperCase())).map((p) => p.length));
+  // NOTE: runs for every rule of every file analysed; a plain loop, no arrays built.
+  const matchLength = (prefixes: string[]) => {
+    let longest = -1;
+    for (const prefix of prefixes)
+      if (prefix.length > longest && rule.code.startsWith(prefix.toUpperCase())) longest = prefix.length;
+    return longest;
+  };
   const selected = settings.select.length === 0 ? (rule.optIn ? -1 : 0) : matchLength(settings.select);
   const ignored = matchLength(settings.ignore);
   return selected >= 0 && selected > ignored;
