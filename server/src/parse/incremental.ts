@@ -146,7 +146,11 @@ export class DocumentTrees {
     // the base tree was behind by the edits of many window versions).
     const base = windowed?.syntaxError ? undefined : current?.tree;
     if (current && base && current.treeSpan) {
-      if (fault !== 'skip-tree-edit') base.edit(treeEdit(current.treeText!, text, current.treeSpan));
+      // NOTE: the span composed from every edit since the last re-parse covers each place
+      // typed at in between (window re-parses leave the tree behind); narrowed to where the
+      // texts still differ, the re-parse is as small as the last edit alone would make it.
+      const span = narrowSpan(current.treeText!, text, current.treeSpan);
+      if (fault !== 'skip-tree-edit') base.edit(treeEdit(current.treeText!, text, span));
       current.treeText = text;
       current.treeSpan = undefined;
     }
@@ -289,6 +293,20 @@ function spanningEdit(before: string, after: string): TextEdit | undefined {
     oldEnd: before.length - suffix,
     newText: after.slice(prefix, after.length - suffix),
   };
+}
+
+/**
+ * `span` (an edit turning `before` into `after`: the texts agree outside it) narrowed to
+ * the first and last code units that differ (empty when the texts are equal).
+ */
+export function narrowSpan(before: string, after: string, span: TextSpan): TextSpan {
+  let { start, oldEnd, newEnd } = span;
+  while (start < oldEnd && start < newEnd && before.charCodeAt(start) === after.charCodeAt(start)) start++;
+  while (oldEnd > start && newEnd > start && before.charCodeAt(oldEnd - 1) === after.charCodeAt(newEnd - 1)) {
+    oldEnd--;
+    newEnd--;
+  }
+  return { start, oldEnd, newEnd };
 }
 
 /**
