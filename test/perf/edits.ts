@@ -113,11 +113,15 @@ const TYPED_STATEMENTS = [
   'z = torch.zeros(4).view(2, 2)',
 ];
 
+/** A keystroke of {@link TypingEditor}'s plans that deletes the character before the caret. */
+const BACKSPACE = '\b';
+
 /**
  * Produces the edits of someone typing into a file that parses: characters typed one at
  * a time (a new statement after a line, a letter inside a word), digits changed, lines
- * duplicated and comments added, so most versions parse without errors and some pass
- * through an error on the way (an unfinished `y = `).
+ * duplicated and comments added, a `#` or a `)` typed at a line's start and deleted, so
+ * most versions parse without errors and some pass through an error on the way (an
+ * unfinished `y = `, a stray `)`) or come back to an earlier text.
  */
 export class TypingEditor {
   private readonly dice: Dice;
@@ -134,13 +138,15 @@ export class TypingEditor {
     if (!this.pending) this.pending = this.plan();
     const { offset, chars } = this.pending;
     const typed = chars.shift()!;
+    const deleted = typed === BACKSPACE ? 1 : 0;
+    const inserted = deleted ? '' : typed;
     if (chars.length === 0) this.pending = undefined;
-    else this.pending.offset = offset + typed.length;
+    else this.pending.offset = offset - deleted + inserted.length;
     const change = {
-      range: { start: positionAt(this.text, offset), end: positionAt(this.text, offset) },
-      text: typed,
+      range: { start: positionAt(this.text, offset - deleted), end: positionAt(this.text, offset) },
+      text: inserted,
     };
-    this.text = this.text.slice(0, offset) + typed + this.text.slice(offset);
+    this.text = this.text.slice(0, offset - deleted) + inserted + this.text.slice(offset);
     return change;
   }
 
@@ -153,7 +159,7 @@ export class TypingEditor {
     const content = lines[line];
     const indent = /^\s*/.exec(content)![0];
     const endOfLine = lineStart + content.length;
-    const choice = dice.int(0, 4);
+    const choice = dice.int(0, 5);
     if (
       choice === 0 &&
       content.trim() &&
@@ -168,6 +174,8 @@ export class TypingEditor {
     if (choice === 2 && word && !KEYWORDS.has(word[0]))
       return { offset: lineStart + indent.length + word.index + 1, chars: ['q'] };
     if (choice === 3 && /^\s*\w+ = /.test(content)) return { offset: endOfLine, chars: ['\n' + content] };
+    if (choice === 4 && content.trim())
+      return { offset: lineStart + indent.length, chars: [dice.pick(['#', ')']), BACKSPACE] };
     return { offset: endOfLine, chars: [...'  # ok'] };
   }
 }

@@ -77,6 +77,7 @@ for (const fault of [
   'ignore-errors',
   'reuse-unverified',
   'window-comment-end',
+  'restore-stale-base',
 ] satisfies IncrementalFault[]) {
   test(`a broken reuse (${fault}) is caught`, { timeout: 300_000 }, async () => {
     const parser = await initParser({ wasmDir });

@@ -37,7 +37,9 @@ export type IncrementalFault =
   | 'stale-offsets'
   | 'ignore-errors'
   | 'reuse-unverified'
-  | 'window-comment-end';
+  | 'window-comment-end'
+  | 'window-deeper-next'
+  | 'restore-stale-base';
 let fault: IncrementalFault = 'none';
 
 /** Sets a deliberate fault in the reuse (tests only). */
@@ -46,15 +48,22 @@ export function setIncrementalFault(next: IncrementalFault): void {
   setLoweringReuseFault(
     next === 'stale-offsets' || next === 'ignore-errors' || next === 'reuse-unverified' ? next : 'none',
   );
-  setWindowFault(next === 'window-comment-end');
+  setWindowFault(
+    next === 'window-comment-end' ? 'comment-end' : next === 'window-deeper-next' ? 'deeper-next' : 'none',
+  );
 }
 
 interface DocumentTree {
   /**
-   * The last parse without syntax errors: the base of the next incremental parse (none
-   * after a version with errors, until a version without).
+   * The last parse without syntax errors: the base of the next incremental parse. It is
+   * never edited itself (each re-parse starts from a copy), so it stays the parse of
+   * `treeText`; after versions with errors it is used only if the text comes back to it.
    */
   tree?: Tree;
+  /** Whether versions with syntax errors came after `tree` (see `parse`). */
+  baseBehindErrors?: boolean;
+  /** The text of the last version without syntax errors. */
+  cleanText?: string;
   /**
    * The text `tree` describes, and the edits since as one span, given to `tree.edit` just
    * before the next re-parse from it (window re-parses leave the tree behind the text).
@@ -82,6 +91,8 @@ export interface IncrementalStats {
   freshParses: number;
   /** Versions lowered from a window re-parse of the statements around the edit. */
   windowParses: number;
+  /** Versions whose text was the base tree's (no parse at all: typed and deleted since). */
+  restoredBases: number;
   liveTrees: number;
 }
 
@@ -98,6 +109,7 @@ export class DocumentTrees {
   private freshParses = 0;
   private fallbacks = 0;
   private windowParses = 0;
+  private restoredBases = 0;
 
   constructor(private readonly parser: Parser) {}
 
@@ -131,9 +143,10 @@ export class DocumentTrees {
    * Otherwise, when the document has a base tree (its last error-free tree) and the edits
    * since, tree-sitter re-parses from it, edited; a result without syntax errors becomes
    * the new base and the old one is deleted.
-   * A result with errors is thrown away for a fresh parse (whose tree is not kept either),
-   * and the base is deleted: the versions after one with errors are parsed afresh until one
-   * is error-free and becomes the base. Either way the lowering reuses the previous version's
+   * A result with errors is thrown away for a fresh parse (whose tree is not kept either).
+   * The versions after one with errors are parsed afresh until one is error-free and becomes
+   * the base, except a version whose text is the last error-free version's again (a
+   * character typed and deleted), which is re-parsed from the base as usual. Either way the lowering reuses the previous version's
    * unchanged subtrees (see lower-reuse.ts).
    */
   parse(key: string, text: string): ParsedSource {
@@ -144,21 +157,41 @@ export class DocumentTrees {
     // NOTE: when the window had a syntax error, so has the text, almost surely: a re-parse,
     // whose result would be thrown away, is skipped (it cost as much as a fresh parse when
     // the base tree was behind by the edits of many window versions).
-    const base = windowed?.syntaxError ? undefined : current?.tree;
-    if (current && base && current.treeSpan) {
-      // NOTE: the span composed from every edit since the last re-parse covers each place
-      // typed at in between (window re-parses leave the tree behind); narrowed to where the
-      // texts still differ, the re-parse is as small as the last edit alone would make it.
-      const span = narrowSpan(current.treeText!, text, current.treeSpan);
-      if (fault !== 'skip-tree-edit') base.edit(treeEdit(current.treeText!, text, span));
-      current.treeText = text;
-      current.treeSpan = undefined;
-    }
+    let base = windowed?.syntaxError ? undefined : current?.tree;
+    // NOTE: the span composed from every edit since the last re-parse covers each place
+    // typed at in between (window re-parses leave the tree behind); narrowed to where the
+    // texts still differ, the re-parse is as small as the last edit alone would make it.
+    const span = current?.treeSpan && narrowSpan(current.treeText!, text, current.treeSpan);
     let tree: Tree | null = null;
+    if (current?.tree && current.baseBehindErrors && text !== current.cleanText) {
+      // Typing on through an unclosed bracket keeps the errors, and each re-parse from the
+      // base would be thrown away (up to 30 ms on 5,000 lines); when the text parses clean
+      // again, a re-parse from it, behind by every edit since, costs about what a fresh
+      // parse costs (docs/performance.md, typing a statement). So the base goes, unless the
+      // text is the last error-free version's again (a `#` typed, then deleted), which is
+      // known to parse without errors.
+      current.tree.delete();
+      current.tree = current.treeText = current.treeSpan = undefined;
+      current.baseBehindErrors = false;
+      base = undefined;
+    }
     let changed: readonly TextRange[] = [];
+    const unchanged = !span || (span.start === span.oldEnd && span.start === span.newEnd);
+    if (base && (unchanged || (fault === 'restore-stale-base' && current?.baseBehindErrors))) {
+      // The text is the base's: the base is its tree.
+      tree = base.copy();
+      base = undefined;
+      this.restoredBases++;
+    }
     if (base) {
-      tree = this.parser.parse(text, base);
-      if (tree && !tree.rootNode.hasError) changed = base.getChangedRanges(tree);
+      // NOTE: a copy is edited and re-parsed from, so the base stays the parse of its text
+      // when the result is thrown away (a copy shares every subtree; the edit copies the
+      // few it changes).
+      const old = base.copy();
+      if (span && fault !== 'skip-tree-edit') old.edit(treeEdit(current!.treeText!, text, span));
+      tree = this.parser.parse(text, old);
+      if (tree && !tree.rootNode.hasError) changed = old.getChangedRanges(tree);
+      old.delete();
       // NOTE: tree-sitter recovers from syntax errors differently when it re-parses: from
       // a base with errors, 30 of 12,000 random edits gave another tree than a fresh parse;
       // from an error-free base, it still differed when the new text had errors. Only an
@@ -173,7 +206,7 @@ export class DocumentTrees {
         processParseCounts.incremental++;
       }
     }
-    const reparsed = tree !== null;
+    const reparsed = tree !== null && base !== undefined;
     if (!tree) {
       tree = this.parser.parse(text);
       this.freshParses++;
@@ -196,14 +229,7 @@ export class DocumentTrees {
           unverified: previous.unverified ?? NO_NODES,
         };
         const { lowered, unverified } = lowerErrorTreeReusing(tree, text, verifiedFrom, spots);
-        // The base tree goes too. Typing on through an unclosed bracket keeps the errors, and
-        // each re-parse from the base was thrown away (up to 30 ms on 5,000 lines); when the
-        // text parsed clean again, a re-parse from it, behind by every edit since, cost about
-        // what a fresh parse costs (docs/performance.md, typing a statement).
-        if (current?.tree) {
-          current.tree.delete();
-          current.tree = current.treeText = current.treeSpan = undefined;
-        }
+        if (current?.tree) current.baseBehindErrors = true;
         if (current) current.lowered = { root: lowered.root, unverified };
         else {
           if (entry) this.forget(key);
@@ -228,6 +254,7 @@ export class DocumentTrees {
         treeText: text,
         text,
         lowered: hasError ? undefined : { root: lowered.root },
+        cleanText: hasError ? undefined : text,
       });
       kept = true;
       return { ...lowered, hasError };
@@ -249,6 +276,7 @@ export class DocumentTrees {
     const outcome = lowerWindow(this.parser, text, previous.root, previous.span);
     if (!outcome.lowered) return outcome;
     entry.lowered = { root: outcome.lowered.root, unverified: NO_NODES };
+    entry.cleanText = text;
     this.windowParses++;
     processParseCounts.windows++;
     return outcome;
@@ -271,6 +299,7 @@ export class DocumentTrees {
       fallbacks: this.fallbacks,
       freshParses: this.freshParses,
       windowParses: this.windowParses,
+      restoredBases: this.restoredBases,
       liveTrees: [...this.trees.values()].filter((entry) => entry.tree).length,
     };
   }

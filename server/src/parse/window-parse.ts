@@ -35,8 +35,11 @@ export const windowParseCounts = { windows: 0, declined: 0, lowered: 0 };
  * leaves it in a window that ends there, and stays in it in the whole text).
  */
 let commentEndFault = false;
-export function setWindowFault(on: boolean): void {
-  commentEndFault = on;
+/** A test-only fault: let a window be followed by a statement indented deeper than the block's. */
+let indentFault = false;
+export function setWindowFault(fault: 'comment-end' | 'deeper-next' | 'none'): void {
+  commentEndFault = fault === 'comment-end';
+  indentFault = fault === 'deeper-next';
 }
 
 /** The statements to re-parse: children `first`..`last` of the block ending `path`. */
@@ -94,7 +97,20 @@ function parseWindow(
     const lowered = lowerTree(tree, text);
     windowParseCounts.lowered += lowered.nodeCount;
     const from = ranges[ranges.length - 1].startIndex;
-    return windowStatements(lowered.root as LoweredNode, window.headers, from) ?? 'other shape';
+    const statements = windowStatements(lowered.root as LoweredNode, window.headers, from);
+    // NOTE: the edit can end the window with a comment (a `#` typed before its last
+    // statement). Which block that comment is in, the next line with code decides; and in
+    // the window's parse, comments after its last statement fall outside the block (lost).
+    const lastNew = statements?.[statements.length - 1];
+    const to = ranges[ranges.length - 1].endIndex;
+    if (
+      !lastNew ||
+      (!commentEndFault &&
+        ((lastNew.type === 'comment' && !onlyBlanksFrom(text, lastNew.endIndex)) ||
+          /\S/.test(text.slice(lastNew.endIndex, to))))
+    )
+      return 'other shape';
+    return statements;
   } finally {
     tree?.delete();
   }
@@ -161,6 +177,16 @@ function statementRun(
     children[last].type === 'comment' &&
     !commentEndFault &&
     !onlyBlanksFrom(text, children[last].endIndex + delta)
+  )
+    return undefined;
+  // NOTE: tree-sitter accepts a line indented deeper than the statement before it, with no
+  // block opened, as one more statement of the block (no syntax error). After `#` deleted
+  // from `#if ...:` such lines belong to the `if` in the whole text, so a window is only
+  // safe when the statement after it starts at the block's indentation.
+  if (
+    last + 1 < children.length &&
+    !indentFault &&
+    columnOf(text, children[last + 1].startIndex + delta) !== columnOf(text, children[first].startIndex)
   )
     return undefined;
   return { first, last };
@@ -278,6 +304,10 @@ function splice(window: Window, statements: LoweredNode[], span: TextSpan, textL
 
 function inField(node: LoweredNode, field: string): LoweredNode | undefined {
   return node.children.find((child) => child.field === field);
+}
+
+function columnOf(text: string, offset: number): number {
+  return offset - lineStart(text, offset);
 }
 
 function lineStart(text: string, offset: number): number {

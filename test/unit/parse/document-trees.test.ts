@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
-import { DocumentTrees } from '../../../server/src/parse/incremental';
+import { DocumentTrees, setIncrementalFault } from '../../../server/src/parse/incremental';
 import type { SyntaxNode } from '../../../server/src/parse/syntax';
 import { wasmDir } from '../../helpers/paths';
 
@@ -84,14 +84,29 @@ test('a version with a syntax error moves the unchanged functions over and the n
       second,
       'the unchanged function was lowered again',
     );
-    assert.equal(trees.stats.liveTrees, 0, 'after a version with errors no base tree is kept');
+    assert.equal(trees.stats.liveTrees, 1, 'the base tree stays, unedited, behind the errors');
 
+    // The `:` deleted: the text is the base's again, and the base is its tree (no parse).
     const fixed = change(trees, broken.text, at, 1, '');
     assert.equal(fixed.parsed.hasError, false);
     assertLikeFresh(parser, fixed.text, fixed.parsed.root);
     assert.equal(definition(fixed.parsed.root, 'second'), second);
-    // Parsed afresh (the base was dropped with the errors), and the new base.
-    assert.equal(trees.stats.incrementalParses, 0);
+    assert.deepEqual(
+      [trees.stats.restoredBases, trees.stats.incrementalParses, trees.stats.freshParses],
+      [1, 0, 2],
+    );
+    assert.equal(trees.stats.liveTrees, 1);
+
+    // Broken again, then mended otherwise: the text is not the base's, which goes; a fresh parse.
+    const again = change(trees, fixed.text, at, 0, ':');
+    assert.equal(again.parsed.hasError, true);
+    const mended = change(trees, again.text, at, 1, ' ');
+    assert.equal(mended.parsed.hasError, false);
+    assertLikeFresh(parser, mended.text, mended.parsed.root);
+    assert.deepEqual(
+      [trees.stats.restoredBases, trees.stats.incrementalParses, trees.stats.freshParses],
+      [1, 0, 4],
+    );
     assert.equal(trees.stats.liveTrees, 1);
   }));
 
@@ -189,4 +204,82 @@ test('an edit inside a block re-parses the statements around it alone, and the b
     const top = change(trees, dedented.text, 0, 0, '# head\n');
     assertLikeFresh(parser, top.text, top.parsed.root);
     assert.deepEqual([trees.stats.windowParses, trees.stats.incrementalParses], [2, 1]);
+  }));
+
+test('a `)` typed and deleted after window versions: the base catches up by a re-parse, not a fresh parse', () =>
+  withTrees((trees, parser) => {
+    trees.parse('doc', SOURCE);
+    // A window version inside `first`: the base tree stays behind the text.
+    const at = SOURCE.indexOf('view(-1)') + 'view(-1'.length;
+    const typed = change(trees, SOURCE, at, 0, ', 1');
+    assert.equal(trees.stats.windowParses, 1);
+    // `)` before `def second`: a syntax error.
+    const defAt = typed.text.indexOf('def second');
+    const commented = change(trees, typed.text, defAt, 0, ')');
+    assert.equal(commented.parsed.hasError, true);
+    const fresh = trees.stats.freshParses;
+    // Deleted again: the text is the last error-free version's, so the base re-parses to it.
+    const back = change(trees, commented.text, defAt, 1, '');
+    assert.equal(back.parsed.hasError, false);
+    assertLikeFresh(parser, back.text, back.parsed.root);
+    assert.equal(trees.stats.freshParses, fresh, 'no fresh parse');
+    assert.equal(trees.stats.liveTrees, 1);
+    // And the next edit re-parses from that tree as usual.
+    const next = change(trees, back.text, 0, 0, '# head\n');
+    assertLikeFresh(parser, next.text, next.parsed.root);
+  }));
+
+test('`#` deleted before `if ...:` whose lines below are indented deeper: they join the `if`, not the window', () =>
+  withTrees((trees, parser) => {
+    // tree-sitter takes the deeper lines after a comment as more statements of the block.
+    const source = [
+      'def step(loader):',
+      '    for x in loader:',
+      '        a = x.sum()',
+      '        #if a > 0:',
+      '            b = a.item()',
+      '            c = b + 1',
+      '    return a',
+      '',
+    ].join('\n');
+    const at = source.indexOf('#if');
+    for (const fault of ['none', 'window-deeper-next'] as const) {
+      setIncrementalFault(fault);
+      try {
+        trees.forget('doc');
+        trees.parse('doc', source);
+        const uncommented = change(trees, source, at, 1, '');
+        const same = shape(uncommented.parsed.root) === shape(parseSource(parser, uncommented.text).root);
+        assert.equal(same, fault === 'none', `with fault ${fault}`);
+      } finally {
+        setIncrementalFault('none');
+      }
+    }
+  }));
+
+test('`#` typed before the last statement of a window: the comments it ends with are not lost', () =>
+  withTrees((trees, parser) => {
+    const source = [
+      'def main(loader):',
+      '    total = 0',
+      '  # a comment indented less than the block',
+      '    step = 0',
+      '    for x in loader:',
+      '        total += x.sum()',
+      '    return total',
+      '',
+    ].join('\n');
+    const at = source.indexOf('step = 0');
+    for (const fault of ['none', 'window-comment-end'] as const) {
+      setIncrementalFault(fault);
+      try {
+        trees.forget('doc');
+        trees.parse('doc', source);
+        const commented = change(trees, source, at, 0, '#');
+        const same = shape(commented.parsed.root) === shape(parseSource(parser, commented.text).root);
+        assert.equal(same, fault === 'none', `with fault ${fault}`);
+      } finally {
+        setIncrementalFault('none');
+      }
+    }
   }));
