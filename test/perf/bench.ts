@@ -10,6 +10,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { initParser } from '../../server/src/parse/parser';
 import { repoRoot, wasmDir } from '../helpers/paths';
 import { compareLowering, measureRatio, type RatioRow } from './bench-analysis';
+import { generateModelZooFile } from './generate-zoo';
 import { measureCli, sampleCorpus, type CliThroughput } from './bench-cli';
 import {
   measureEditLatency,
@@ -200,6 +201,11 @@ async function main(): Promise<void> {
           stdio: true,
         });
     }
+    // A model zoo shaped like the large public vision-model files (a dictionary of
+    // configurations a third of the file long, hundreds of small builders); over stdio.
+    const zoo = generateModelZooFile({ classes: 30, variants: 330, seed: 7 });
+    for (const keystroke of ['identifier', 'comment', 'statement'] as const)
+      cases.push({ label: 'generated model zoo over stdio', text: zoo, keystroke, target: 50, stdio: true });
     const latencies: EditLatency[] = [];
     for (const c of cases) {
       const latency = await measureEditLatency({
