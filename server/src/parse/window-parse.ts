@@ -71,10 +71,19 @@ export function lowerWindow(parser: Parser, text: string, root: SyntaxNode, span
   // window then fails to parse or has another shape, and the enclosing one is tried.
   const windows = findWindows(root as LoweredNode, span, text, delta).slice(0, MAX_ATTEMPTS);
   let syntaxError = false;
-  for (const window of windows) {
-    const ranges = includedRanges(text, window, delta);
-    if (!ranges) break;
-    const statements = parseWindow(parser, text, window, ranges);
+  for (const found of windows) {
+    let window = found;
+    let statements: ReturnType<typeof parseWindow> = 'other shape';
+    for (;;) {
+      const ranges = nextAtBlockIndent(window, text, delta) && includedRanges(text, window, delta);
+      if (!ranges) break;
+      statements = parseWindow(parser, text, window, ranges);
+      // The edit ended the window with a comment (a `#` typed before its last statement):
+      // the next statement decides that comment's block, so it joins the window.
+      const more = window.last + 1 < window.path[window.path.length - 1].children.length;
+      if (statements !== 'trailing comment' || !more) break;
+      window = { ...window, last: window.last + 1 };
+    }
     syntaxError = statements === 'syntax error';
     if (typeof statements === 'string') continue;
     windowParseCounts.windows++;
@@ -90,7 +99,7 @@ function parseWindow(
   text: string,
   window: Window,
   ranges: Range[],
-): LoweredNode[] | 'syntax error' | 'other shape' {
+): LoweredNode[] | 'syntax error' | 'trailing comment' | 'other shape' {
   const tree = parser.parse(text, null, { includedRanges: ranges });
   try {
     if (!tree || tree.rootNode.hasError) return 'syntax error';
@@ -102,14 +111,14 @@ function parseWindow(
     // statement). Which block that comment is in, the next line with code decides; and in
     // the window's parse, comments after its last statement fall outside the block (lost).
     const lastNew = statements?.[statements.length - 1];
+    if (!lastNew) return 'other shape';
     const to = ranges[ranges.length - 1].endIndex;
     if (
-      !lastNew ||
-      (!commentEndFault &&
-        ((lastNew.type === 'comment' && !onlyBlanksFrom(text, lastNew.endIndex)) ||
-          /\S/.test(text.slice(lastNew.endIndex, to))))
+      !commentEndFault &&
+      ((lastNew.type === 'comment' && !onlyBlanksFrom(text, lastNew.endIndex)) ||
+        /\S/.test(text.slice(lastNew.endIndex, to)))
     )
-      return 'other shape';
+      return 'trailing comment';
     return statements;
   } finally {
     tree?.delete();
@@ -179,17 +188,20 @@ function statementRun(
     !onlyBlanksFrom(text, children[last].endIndex + delta)
   )
     return undefined;
-  // NOTE: tree-sitter accepts a line indented deeper than the statement before it, with no
-  // block opened, as one more statement of the block (no syntax error). After `#` deleted
-  // from `#if ...:` such lines belong to the `if` in the whole text, so a window is only
-  // safe when the statement after it starts at the block's indentation.
-  if (
-    last + 1 < children.length &&
-    !indentFault &&
-    columnOf(text, children[last + 1].startIndex + delta) !== columnOf(text, children[first].startIndex)
-  )
-    return undefined;
   return { first, last };
+}
+
+/**
+ * Whether the statement after the window (if any) starts at the block's indentation.
+ * tree-sitter accepts a line indented deeper than the statement before it, with no block
+ * opened, as one more statement of the block (no syntax error). After `#` deleted from
+ * `#if ...:` such lines belong to the `if` in the whole text, but not in the window.
+ */
+function nextAtBlockIndent(window: Window, text: string, delta: number): boolean {
+  const children = window.path[window.path.length - 1].children;
+  if (window.last + 1 >= children.length || indentFault) return true;
+  const next = columnOf(text, children[window.last + 1].startIndex + delta);
+  return next === columnOf(text, children[window.first].startIndex);
 }
 
 /** The header lines of the window's enclosing statements, then its own lines; undefined if any check fails. */
