@@ -7,7 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
-import { DocumentTrees, setIncrementalFault } from '../../../server/src/parse/incremental';
+import {
+  DocumentTrees,
+  setIncrementalFault,
+  type IncrementalFault,
+} from '../../../server/src/parse/incremental';
 import type { SyntaxNode } from '../../../server/src/parse/syntax';
 import { wasmDir } from '../../helpers/paths';
 
@@ -229,57 +233,64 @@ test('a `)` typed and deleted after window versions: the base catches up by a re
     assertLikeFresh(parser, next.text, next.parsed.root);
   }));
 
-test('`#` deleted before `if ...:` whose lines below are indented deeper: they join the `if`, not the window', () =>
-  withTrees((trees, parser) => {
-    // tree-sitter takes the deeper lines after a comment as more statements of the block.
-    const source = [
-      'def step(loader):',
-      '    for x in loader:',
-      '        a = x.sum()',
-      '        #if a > 0:',
-      '            b = a.item()',
-      '            c = b + 1',
-      '    return a',
-      '',
-    ].join('\n');
-    const at = source.indexOf('#if');
-    for (const fault of ['none', 'window-deeper-next'] as const) {
-      setIncrementalFault(fault);
+/**
+ * Opens `source`, applies one edit, and checks the lowering equals a fresh one; and that with
+ * `fault` (the check that makes it so, turned off) it does not.
+ */
+function equalsFreshOnlyWithCheck(
+  source: string,
+  edit: { at: number; remove: number; insert: string },
+  fault: IncrementalFault,
+): Promise<void> {
+  return withTrees((trees, parser) => {
+    for (const active of ['none', fault] as const) {
+      setIncrementalFault(active);
       try {
         trees.forget('doc');
         trees.parse('doc', source);
-        const uncommented = change(trees, source, at, 1, '');
-        const same = shape(uncommented.parsed.root) === shape(parseSource(parser, uncommented.text).root);
-        assert.equal(same, fault === 'none', `with fault ${fault}`);
+        const edited = change(trees, source, edit.at, edit.remove, edit.insert);
+        const same = shape(edited.parsed.root) === shape(parseSource(parser, edited.text).root);
+        assert.equal(same, active === 'none', `with fault ${active}`);
       } finally {
         setIncrementalFault('none');
       }
     }
-  }));
+  });
+}
 
-test('`#` typed before the last statement of a window: the comments it ends with are not lost', () =>
-  withTrees((trees, parser) => {
-    const source = [
-      'def main(loader):',
-      '    total = 0',
-      '  # a comment indented less than the block',
-      '    step = 0',
-      '    for x in loader:',
-      '        total += x.sum()',
-      '    return total',
-      '',
-    ].join('\n');
-    const at = source.indexOf('step = 0');
-    for (const fault of ['none', 'window-comment-end'] as const) {
-      setIncrementalFault(fault);
-      try {
-        trees.forget('doc');
-        trees.parse('doc', source);
-        const commented = change(trees, source, at, 0, '#');
-        const same = shape(commented.parsed.root) === shape(parseSource(parser, commented.text).root);
-        assert.equal(same, fault === 'none', `with fault ${fault}`);
-      } finally {
-        setIncrementalFault('none');
-      }
-    }
-  }));
+test('`#` deleted before `if ...:` whose lines below are indented deeper: they join the `if`, not the window', () => {
+  // tree-sitter takes the deeper lines after a comment as more statements of the block.
+  const source = [
+    'def step(loader):',
+    '    for x in loader:',
+    '        a = x.sum()',
+    '        #if a > 0:',
+    '            b = a.item()',
+    '            c = b + 1',
+    '    return a',
+    '',
+  ].join('\n');
+  return equalsFreshOnlyWithCheck(
+    source,
+    { at: source.indexOf('#if'), remove: 1, insert: '' },
+    'window-deeper-next',
+  );
+});
+
+test('`#` typed before the last statement of a window: the comments it ends with are not lost', () => {
+  const source = [
+    'def main(loader):',
+    '    total = 0',
+    '  # a comment indented less than the block',
+    '    step = 0',
+    '    for x in loader:',
+    '        total += x.sum()',
+    '    return total',
+    '',
+  ].join('\n');
+  return equalsFreshOnlyWithCheck(
+    source,
+    { at: source.indexOf('step = 0'), remove: 0, insert: '#' },
+    'window-comment-end',
+  );
+});
