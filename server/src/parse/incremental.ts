@@ -161,11 +161,12 @@ export class DocumentTrees {
    * Otherwise, when the document has a base tree (its last error-free tree) and the edits
    * since, tree-sitter re-parses from it, edited; a result without syntax errors becomes
    * the new base and the old one is deleted.
-   * A result with errors is thrown away for a fresh parse (whose tree is not kept either).
-   * The versions after one with errors are parsed afresh until one is error-free and becomes
-   * the base, except a version whose text is the last error-free version's again (a
-   * character typed and deleted), which is re-parsed from the base as usual. Either way the lowering reuses the previous version's
-   * unchanged subtrees (see lower-reuse.ts).
+   * A result with errors is thrown away for a fresh parse (whose tree is not kept either);
+   * a text whose brackets do not pair up is parsed afresh without trying. The versions
+   * after one with errors are parsed afresh until one is error-free and becomes the base,
+   * except a version whose text is the last error-free version's again (a character typed
+   * and deleted), which is re-parsed from the base as usual. Either way the lowering reuses
+   * the previous version's unchanged subtrees (see lower-reuse.ts).
    */
   parse(key: string, text: string): ParsedSource {
     const entry = this.trees.get(key);

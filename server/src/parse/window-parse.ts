@@ -71,12 +71,15 @@ export function lowerWindow(parser: Parser, text: string, root: SyntaxNode, span
   // window then fails to parse or has another shape, and the enclosing one is tried.
   const windows = findWindows(root as LoweredNode, span, text, delta).slice(0, MAX_ATTEMPTS);
   let syntaxError = false;
-  for (const found of windows) {
+  search: for (const found of windows) {
     let window = found;
     let statements: ReturnType<typeof parseWindow> = 'other shape';
     for (;;) {
-      const ranges = nextAtBlockIndent(window, text, delta) && includedRanges(text, window, delta);
-      if (!ranges) break;
+      // The enclosing window holds the deeper lines after this one. A window that fails the
+      // other checks ends the search, as before: the enclosing ones are longer still.
+      if (!nextAtBlockIndent(window, text, delta)) break;
+      const ranges = includedRanges(text, window, delta);
+      if (!ranges) break search;
       statements = parseWindow(parser, text, window, ranges);
       // The edit ended the window with a comment (a `#` typed before its last statement):
       // the next statement decides that comment's block, so it joins the window.
