@@ -169,7 +169,7 @@ export function verifyMemoryWalk(
 }
 
 /** Every node of a walk in order, with its type, field and offsets, and each move back up. */
-export function walkSteps(walk: TreeWalk): string[] {
+function walkSteps(walk: TreeWalk): string[] {
   const steps: string[] = [];
   const note = () => steps.push(`${walk.typeId()}/${walk.fieldId()}/${walk.startIndex()}-${walk.endIndex()}`);
   try {

@@ -2,7 +2,7 @@
 // `tree_cursor.c`: first child, next sibling, parent, field id) redone in JS over the
 // subtree records of tree-sitter 0.25 (`subtree.h`, `tree.h`, `parser.h` on a 32-bit,
 // little-endian target), so a walk makes no call into wasm at all. The layout is private
-// to tree-sitter: `memoryWalkAgrees` checks it against the exported cursor on a probe text
+// to tree-sitter: `verifyMemoryWalk` checks it against the exported cursor on a probe text
 // before the lowering trusts it (direct-walk.ts).
 import type { TreeWalk } from './direct-walk';
 
