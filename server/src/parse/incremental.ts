@@ -344,20 +344,9 @@ export class DocumentTrees {
 /** The single edit turning `before` into `after`: what lies between their common prefix and suffix. */
 function spanningEdit(before: string, after: string): TextEdit | undefined {
   if (before === after) return undefined;
-  const shorter = Math.min(before.length, after.length);
-  let prefix = 0;
-  while (prefix < shorter && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix++;
-  let suffix = 0;
-  while (
-    suffix < shorter - prefix &&
-    before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)
-  )
-    suffix++;
-  return {
-    start: prefix,
-    oldEnd: before.length - suffix,
-    newText: after.slice(prefix, after.length - suffix),
-  };
+  const whole = { start: 0, oldEnd: before.length, newEnd: after.length };
+  const { start, oldEnd, newEnd } = narrowSpan(before, after, whole);
+  return { start, oldEnd, newText: after.slice(start, newEnd) };
 }
 
 /**
