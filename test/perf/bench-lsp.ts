@@ -10,6 +10,8 @@ import { PublishWatcher } from './lsp-timing';
 import { median, nowMs, percentile, round } from './stats';
 import { processParseCounts } from '../../server/src/parse/incremental';
 import { kindCarryCounts } from '../../server/src/analysis/kind-carry';
+import type { Parser } from 'web-tree-sitter';
+import { parseSource } from '../../server/src/parse/parser';
 
 const FAST_SETTINGS = { diagnostics: { debounceMs: 0 } };
 
@@ -62,7 +64,7 @@ export const WARM_UP_EDITS = 10;
  * word of a line and deletes it (a rename in progress, which changes what the rules see);
  * `statement` opens a line in a block, types a line of code a character a keystroke as VS
  * Code does (brackets closed as they open), and deletes the line (many versions have a syntax
- * error: an unfinished expression).
+ * error: an unfinished expression). Its sites are the lines `statementSites` finds.
  */
 export type Keystroke = 'comment' | 'identifier' | 'statement';
 
@@ -88,29 +90,52 @@ function spreadLines(lines: readonly string[], count: number, accept: (line: num
   return found;
 }
 
-/** At least `count` keypresses of kind `keystroke` on `text`, in order. */
-export function keypresses(text: string, keystroke: Keystroke, count: number): Keypress[] {
+/**
+ * The zero-based lines of `text` that hold one whole assignment statement of a block (an
+ * indented line a new statement may follow). Read from the syntax tree: a keyword argument
+ * on a line of its own (`num_layers=num_layers,` inside a call) looks the same as text.
+ */
+export function statementSites(parser: Parser, text: string): Set<number> {
+  const parsed = parseSource(parser, text);
+  const sites = new Set<number>();
+  for (const assignment of parsed.byType.get('assignment') ?? []) {
+    const statement = assignment.parent;
+    if (statement?.type !== 'expression_statement' || statement.parent?.type !== 'block') continue;
+    if (statement.children.length !== 1) continue;
+    const { start, end } = statement;
+    if (start.line === end.line) sites.add(start.line);
+  }
+  return sites;
+}
+
+/**
+ * At least `count` keypresses of kind `keystroke` on `text`, in order; `statement` types at
+ * lines of `statementLines` (see {@link statementSites}).
+ */
+export function keypresses(
+  text: string,
+  keystroke: Keystroke,
+  count: number,
+  statementLines: ReadonlySet<number> = new Set(),
+): Keypress[] {
   const lines = text.split('\n');
   const lineStarts: number[] = [];
   for (let i = 0, offset = 0; i < lines.length; offset += lines[i].length + 1, i++) lineStarts.push(offset);
   const presses: Keypress[] = [];
   if (keystroke === 'statement') {
-    // An assignment inside a block (indented), whole on its line, followed by a line of the
-    // same indentation.
+    // An assignment statement of a block, whole on its line, followed by a line of the same
+    // indentation (the block's next statement).
     const indentOf = (line: number) => /^ */.exec(lines[line] ?? '')![0].length;
-    const wholeAssignment = (line: number) =>
-      /^ +[A-Za-z_][\w.]* *[-+*]?= *[^= ]/.test(lines[line] ?? '') && balanced(lines[line]);
     const perSite = STATEMENT.length + 2;
-    const sites = spreadLines(
+    const chosen = spreadLines(
       lines,
       Math.ceil(count / (perSite + 1)) + 1,
       (line) =>
-        indentOf(line) >= 4 &&
-        wholeAssignment(line) &&
+        statementLines.has(line) &&
         indentOf(line + 1) === indentOf(line) &&
         /^ *[A-Za-z_]/.test(lines[line + 1] ?? ''),
     );
-    for (const line of sites) {
+    for (const line of chosen) {
       // Enter at the end of the line (the editor indents the new line), then the statement
       // as VS Code types it by default: an opening bracket brings its closing one, which
       // typing it then steps over (no change). Then the new line is deleted in one change.
@@ -152,17 +177,6 @@ export function keypresses(text: string, keystroke: Keystroke, count: number): K
   return presses;
 }
 
-/** Whether every bracket `line` opens it closes (strings and comments not told apart). */
-function balanced(line: string): boolean {
-  let depth = 0;
-  for (const c of line) {
-    if (c === '(' || c === '[' || c === '{') depth++;
-    else if (c === ')' || c === ']' || c === '}') depth--;
-    if (depth < 0) return false;
-  }
-  return depth === 0;
-}
-
 /** The word `identifier` types into: the first of three or more letters on the line. */
 const FIRST_WORD = /[A-Za-z_][A-Za-z_]{2,}/;
 const KEYWORD =
@@ -174,6 +188,8 @@ export async function measureEditLatency(input: {
   text: string;
   edits: number;
   keystroke: Keystroke;
+  /** Reads the statement sites (see {@link statementSites}). */
+  parser: Parser;
   /** Spawn `dist/server.js --stdio` from this repository instead of serving in process. */
   stdioFrom?: string;
 }): Promise<EditLatency> {
@@ -196,7 +212,8 @@ export async function measureEditLatency(input: {
     // and deleted. The first WARM_UP_EDITS are not samples: a server that just opened the file
     // runs its analysis mostly unoptimised by V8 for the first few versions (reported apart,
     // as `coldMaxMs`).
-    const presses = keypresses(text, keystroke, edits + WARM_UP_EDITS).slice(0, edits + WARM_UP_EDITS);
+    const sites = keystroke === 'statement' ? statementSites(input.parser, text) : undefined;
+    const presses = keypresses(text, keystroke, edits + WARM_UP_EDITS, sites).slice(0, edits + WARM_UP_EDITS);
     const cold: number[] = [];
     let current = text;
     for (let i = 0; i < presses.length; i++) {

@@ -213,6 +213,7 @@ async function main(): Promise<void> {
         text: c.text,
         edits,
         keystroke: c.keystroke,
+        parser,
         ...(c.stdio ? { stdioFrom: repoRoot } : {}),
       });
       latencies.push(latency);
