@@ -31,6 +31,7 @@ const INDEXED = [
   'string',
   'not_operator',
   'boolean_operator',
+  'default_parameter',
 ] as const;
 
 /** Node type → every node of that type, in document order. */
@@ -114,7 +115,7 @@ export function buildFileModel(input: {
   carry?: KindCarry;
 }): FileModel {
   const { root, hasError, byType, nodeCount } = input.parsed;
-  const imports = collectImports(root);
+  const imports = collectImports(input.parsed);
   const nodes = Object.fromEntries(INDEXED.map((type) => [type, byType.get(type) ?? []])) as NodeIndex;
   const comments = byType.get('comment') ?? [];
   // A function another file's step calls handles that file's tensors, imports or not.

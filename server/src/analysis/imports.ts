@@ -2,7 +2,7 @@
 // it stands for, so `nn.Linear`, `torch.nn.Linear` and `from torch.nn import Linear` all
 // resolve to `torch.nn.Linear`.
 import type { SourceText, SyntaxNode } from '../parse/syntax';
-import { lastDescendantId } from './syntax-helpers';
+import { lastDescendantId, mergeInDocumentOrder } from './syntax-helpers';
 
 /** Local name → fully qualified dotted name, for every import statement in the file. */
 export class ImportTable {
@@ -18,6 +18,8 @@ export class ImportTable {
   private readonly resolved = new Map<SyntaxNode, string | null>();
   private slotById: Int32Array;
   private names: string[] = [];
+  /** Whether `resolve` has stored anything since the last `bind` (each import binds before any resolves). */
+  private cachedAny = false;
   /** Modules imported with `from X import *`. */
   readonly starModules: string[] = [];
 
@@ -31,6 +33,8 @@ export class ImportTable {
   /** Records that `local` stands for `qualified`. */
   bind(local: string, qualified: string): void {
     this.aliases.set(local, qualified);
+    if (!this.cachedAny) return;
+    this.cachedAny = false;
     this.resolved.clear();
     this.slotById.fill(0);
     this.names = [];
@@ -95,6 +99,7 @@ export class ImportTable {
   }
 
   private store(node: SyntaxNode, resolved: string | null): void {
+    this.cachedAny = true;
     if (!this.ownsNode(node)) this.resolved.set(node, resolved);
     else if (resolved === null) this.slotById[node.id] = -1;
     else this.slotById[node.id] = this.names.push(resolved);
@@ -112,24 +117,36 @@ function attributeParts(node: SyntaxNode): { object: SyntaxNode; attribute: Synt
   return object && attribute ? { object, attribute } : undefined;
 }
 
-/** Collects every `import` and `from ... import` in the tree (at any depth). */
-export function collectImports(root: SyntaxNode): ImportTable {
+/**
+ * Collects every `import` and `from ... import` in the tree (at any depth), from its by-type
+ * index: last to first, so that of two imports binding one name the first one counts.
+ */
+export function collectImports(tree: {
+  root: SyntaxNode;
+  byType: ReadonlyMap<string, readonly SyntaxNode[]>;
+}): ImportTable {
   // Ids are pre-order from 0 at the root, so the last node of the tree has the largest.
-  const table = new ImportTable({ source: root.source, nodeCount: lastDescendantId(root) + 1 });
-  const stack: SyntaxNode[] = [root];
-  while (stack.length) {
-    const node = stack.pop()!;
+  const table = new ImportTable({ source: tree.root.source, nodeCount: lastDescendantId(tree.root) + 1 });
+  const statements = mergeInDocumentOrder([
+    tree.byType.get('import_statement') ?? [],
+    tree.byType.get('import_from_statement') ?? [],
+  ]);
+  for (let i = statements.length - 1; i >= 0; i--) {
+    const node = statements[i];
+    if (!isStatement(node)) continue;
     if (node.type === 'import_statement') readImport(node, table);
-    else if (node.type === 'import_from_statement') readImportFrom(node, table);
-    else if (isStatementContainer(node)) for (const child of node.children) stack.push(child);
+    else readImportFrom(node, table);
   }
   return table;
 }
 
+/** Nodes whose children are never statements, though error recovery may nest one there. */
 const NON_CONTAINERS = new Set(['expression_statement', 'return_statement', 'string', 'comment']);
 
-function isStatementContainer(node: SyntaxNode): boolean {
-  return !NON_CONTAINERS.has(node.type);
+/** Whether no ancestor of `node` is a {@link NON_CONTAINERS} node. */
+function isStatement(node: SyntaxNode): boolean {
+  for (let up = node.parent; up; up = up.parent) if (NON_CONTAINERS.has(up.type)) return false;
+  return true;
 }
 
 function readImport(node: SyntaxNode, table: ImportTable): void {

@@ -103,6 +103,7 @@ export class LoopRoles {
       | 'lambda'
       | 'class_definition'
       | 'augmented_assignment'
+      | 'default_parameter'
     >,
     private readonly optimizerNames: ReadonlySet<string>,
     private readonly facts?: RoleKindFacts,
@@ -122,9 +123,7 @@ export class LoopRoles {
       optimizerNames,
       isTensor: facts && ((node) => facts.kindOf(node) === 'tensor'),
     });
-    this.optInFlags = facts?.root
-      ? collectOptInFlags(nodes.call, facts.root, this.definedOptions)
-      : new Set();
+    this.optInFlags = facts?.root ? collectOptInFlags(nodes, this.definedOptions) : new Set();
     for (const update of nodes.augmented_assignment) {
       const target = fieldOf(update, 'left');
       if (update.operator === '+=' && fieldOf(update, 'right')?.text === '1' && target)

@@ -6,7 +6,16 @@
 // keyword parameter: off by default),
 // and a statement right after an explicit `synchronize()` (nothing left to wait for).
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, keywordArg, lastName, lastNameIs, positionalArgs, unwrap, walk } from './syntax-helpers';
+import type { NodeIndex } from './file-model';
+import {
+  fieldOf,
+  keywordArg,
+  lastName,
+  lastNameIs,
+  mergeInDocumentOrder,
+  positionalArgs,
+  unwrap,
+} from './syntax-helpers';
 
 /** Why a statement of a training step runs less often than every step, or only on one rank. */
 export type GuardNote =
@@ -44,12 +53,11 @@ const FATAL_CALL = /^(sys\.exit|exit|quit|os\._exit|os\.abort)$/;
 
 /** The off-by-default flags of a file: argparse `store_true` / `default=False` options and `bool = False` fields. */
 export function collectOptInFlags(
-  calls: readonly SyntaxNode[],
-  root: SyntaxNode,
+  nodes: Pick<NodeIndex, 'call' | 'assignment' | 'default_parameter'>,
   defined: Set<string> = new Set(),
 ): Set<string> {
   const flags = new Set<string>();
-  for (const call of calls) {
+  for (const call of nodes.call) {
     const callee = fieldOf(call, 'function');
     if (!callee || !lastNameIs(callee, 'add_argument')) continue;
     const action = keywordArg(call, 'action')?.text.replace(/['"]/g, '');
@@ -64,29 +72,31 @@ export function collectOptInFlags(
     if (name) defined.add(name);
     if (name && offByDefault) flags.add(name);
   }
-  walk(root, (node) => {
-    // `def __init__(self, use_fp16=False)`: a keyword parameter off by default.
-    if (node.type === 'default_parameter' && fieldOf(node, 'value')?.text === 'False') {
+  // Outside function bodies (a function's own parameters included), in document order.
+  for (const node of mergeInDocumentOrder([nodes.default_parameter, nodes.assignment])) {
+    if (node.type === 'default_parameter') {
+      // `def __init__(self, use_fp16=False)`: a keyword parameter off by default.
+      if (fieldOf(node, 'value')?.text !== 'False' || inFunctionBody(node)) continue;
       const name = fieldOf(node, 'name');
       if (name?.type === 'identifier') flags.add(name.text);
+      continue;
     }
-    if (node.type === 'function_definition') return;
-    if (node.type === 'block' && node.parent?.type === 'function_definition') return false;
     // `flag: bool = False` in a class body (dataclass or config class).
-    if (
-      node.type === 'assignment' &&
-      fieldOf(node, 'type')?.text === 'bool' &&
-      fieldOf(node, 'right')?.text === 'False'
-    ) {
-      const left = fieldOf(node, 'left');
-      if (left?.type === 'identifier') flags.add(left.text);
-    }
-    if (node.type === 'assignment' && fieldOf(node, 'type')) {
-      const left = fieldOf(node, 'left');
-      if (left?.type === 'identifier') defined.add(left.text);
-    }
-  });
+    const annotation = fieldOf(node, 'type');
+    if (!annotation || inFunctionBody(node)) continue;
+    const left = fieldOf(node, 'left');
+    if (left?.type !== 'identifier') continue;
+    if (annotation.text === 'bool' && fieldOf(node, 'right')?.text === 'False') flags.add(left.text);
+    defined.add(left.text);
+  }
   return flags;
+}
+
+/** Whether `node` lies in the body of a function (of any depth). */
+function inFunctionBody(node: SyntaxNode): boolean {
+  for (let up = node.parent; up; up = up.parent)
+    if (up.type === 'block' && up.parent?.type === 'function_definition') return true;
+  return false;
 }
 
 /** What reading a condition needs from the file. */

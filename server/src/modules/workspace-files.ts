@@ -184,7 +184,7 @@ export class WorkspaceFiles {
     if (text !== undefined && text.length <= 2 * 1024 * 1024) {
       try {
         const whole = parseSource(this.parser, text);
-        parsed = { path, root: whole.root, imports: collectImports(whole.root), parsed: whole };
+        parsed = { path, root: whole.root, imports: collectImports(whole), parsed: whole };
       } catch {
         parsed = null;
       }

@@ -112,8 +112,9 @@ async function buildAll(): Promise<Map<string, ModuleInstance | undefined>> {
     const filePath = c.builder
       ? join(distPackages, ...c.builder.split('.').slice(0, -1)) + '.py'
       : join(forwardDir, c.file!);
-    const { root } = parseSource(parser, readFileSync(filePath, 'utf8'));
-    const evaluation = evaluateFile({ root, imports: collectImports(root), filePath, workspace });
+    const parsed = parseSource(parser, readFileSync(filePath, 'utf8'));
+    const { root } = parsed;
+    const evaluation = evaluateFile({ root, imports: collectImports(parsed), filePath, workspace });
     if (c.builder) {
       const call = parseSource(parser, `${c.builder.split('.').pop()}()\n`).root.children[0].children[0];
       const value = evaluation.interpreter.evalExpr(call, new Env(evaluation.scope));

@@ -17,9 +17,13 @@ export async function evaluateFixture(
 ): Promise<{ trees: ModuleTree[]; workspace: WorkspaceFiles }> {
   const parser = await initParser({ wasmDir });
   const filePath = join(modelsDir, relative);
-  const { root } = parseSource(parser, readFileSync(filePath, 'utf8'));
+  const parsed = parseSource(parser, readFileSync(filePath, 'utf8'));
+  const { root } = parsed;
   const workspace = new WorkspaceFiles({ roots: [modelsDir], parser });
-  return { trees: evaluateModules({ root, imports: collectImports(root), filePath, workspace }), workspace };
+  return {
+    trees: evaluateModules({ root, imports: collectImports(parsed), filePath, workspace }),
+    workspace,
+  };
 }
 
 /** The tree of class `name`, failing clearly when it is missing. */

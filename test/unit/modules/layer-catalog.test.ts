@@ -153,11 +153,12 @@ before(async () => {
     );
   truth = JSON.parse(run.stdout) as Truth;
   const parser = await initParser({ wasmDir });
-  const { root } = parseSource(parser, 'import torch\nimport torch.nn as nn\n');
+  const parsed = parseSource(parser, 'import torch\nimport torch.nn as nn\n');
+  const { root } = parsed;
   for (const sample of SAMPLES) {
     const tree = evaluateConstructor({
       root,
-      imports: collectImports(root),
+      imports: collectImports(parsed),
       filePath: null,
       expression: parseSource(parser, sample).root,
     });

@@ -31,10 +31,11 @@ before(() => {
 
 async function evaluateCall(file: string, call: string) {
   const parser = await initParser({ wasmDir });
-  const { root } = parseSource(parser, readFileSync(join(modelsDir, file), 'utf8'));
+  const parsed = parseSource(parser, readFileSync(join(modelsDir, file), 'utf8'));
+  const { root } = parsed;
   return evaluateConstructor({
     root,
-    imports: collectImports(root),
+    imports: collectImports(parsed),
     filePath: join(modelsDir, file),
     expression: parseSource(parser, call).root,
   });
@@ -42,8 +43,9 @@ async function evaluateCall(file: string, call: string) {
 
 async function evaluateText(text: string, torchVersion?: string) {
   const parser = await initParser({ wasmDir });
-  const { root } = parseSource(parser, text);
-  return evaluateModules({ root, imports: collectImports(root), filePath: null, torchVersion });
+  const parsed = parseSource(parser, text);
+  const { root } = parsed;
+  return evaluateModules({ root, imports: collectImports(parsed), filePath: null, torchVersion });
 }
 
 async function estimate(argv: string[]): Promise<{ code: number; out: string; err: string }> {

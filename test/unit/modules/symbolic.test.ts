@@ -11,8 +11,9 @@ import { evaluateFixture, modelsDir, treeNamed } from './helpers';
 
 async function evaluate(text: string, workspace?: WorkspaceFiles, filePath: string | null = null) {
   const parser = await initParser({ wasmDir });
-  const { root } = parseSource(parser, text);
-  return evaluateModules({ root, imports: collectImports(root), filePath, workspace });
+  const parsed = parseSource(parser, text);
+  const { root } = parsed;
+  return evaluateModules({ root, imports: collectImports(parsed), filePath, workspace });
 }
 
 test('an unknown size stays symbolic, with what is unknown', async () => {

@@ -62,11 +62,12 @@ before(async () => {
       maxFilesPerRequest: 64,
       maxDepth: 6,
     });
-    const { root } = parseSource(parser, readFileSync(entry.file, 'utf8'));
+    const parsed = parseSource(parser, readFileSync(entry.file, 'utf8'));
+    const { root } = parsed;
     const expression = parseSource(parser, entry.call).root;
     const tree = evaluateConstructor({
       root,
-      imports: collectImports(root),
+      imports: collectImports(parsed),
       filePath: entry.file,
       workspace,
       expression,
