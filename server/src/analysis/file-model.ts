@@ -1,7 +1,7 @@
 // The FileModel: everything the rules ask about one parsed document version — import
 // aliases, the kind of each expression, the role of each statement (hot step, logging,
 // eval, setup), suppression comments, and indexes of the node types rules look at.
-import type { SyntaxNode, SourceText } from '../parse/syntax';
+import { INDEXED_TYPES, type IndexedType, type SyntaxNode, type SourceText } from '../parse/syntax';
 import type { ParsedSource } from '../parse/parser';
 import { collectImports, type ImportTable } from './imports';
 import type { Kind } from './kinds';
@@ -11,31 +11,8 @@ import { Suppressions } from './suppressions';
 import type { KindCarry } from './kind-carry';
 import type { GuardNote } from './role-guards';
 
-/** Node types indexed for the rules, so no rule walks the whole tree itself. */
-const INDEXED = [
-  'call',
-  'attribute',
-  'subscript',
-  'assignment',
-  'augmented_assignment',
-  'if_statement',
-  'elif_clause',
-  'while_statement',
-  'for_statement',
-  'assert_statement',
-  'conditional_expression',
-  'with_statement',
-  'function_definition',
-  'lambda',
-  'class_definition',
-  'string',
-  'not_operator',
-  'boolean_operator',
-  'default_parameter',
-] as const;
-
-/** Node type → every node of that type, in document order. */
-export type NodeIndex = Record<(typeof INDEXED)[number], readonly SyntaxNode[]>;
+/** Node type → every node of that type, in document order (see INDEXED_TYPES). */
+export type NodeIndex = Record<IndexedType, readonly SyntaxNode[]>;
 
 /** What the analysis knows about one document version. */
 export interface FileModel {
@@ -116,8 +93,8 @@ export function buildFileModel(input: {
 }): FileModel {
   const { root, hasError, byType, nodeCount } = input.parsed;
   const imports = collectImports(input.parsed);
-  const nodes = Object.fromEntries(INDEXED.map((type) => [type, byType.get(type) ?? []])) as NodeIndex;
-  const comments = byType.get('comment') ?? [];
+  const nodes = Object.fromEntries(INDEXED_TYPES.map((type) => [type, byType.get(type) ?? []])) as NodeIndex;
+  const comments = nodes.comment;
   // A function another file's step calls handles that file's tensors, imports or not.
   const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name)) || !!input.entries?.length;
   const facts = usesTorch

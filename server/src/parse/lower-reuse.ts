@@ -8,6 +8,7 @@
 // unchanged text instead, where neither side holds an error.
 import type { Node, Tree } from 'web-tree-sitter';
 import {
+  IndexedLists,
   lowerTree,
   type LoweredNode,
   type LoweredTree,
@@ -370,21 +371,11 @@ export function renumber(
     index.add(node);
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
   }
-  return { root, nodeCount: index.count, byType: index.byType };
+  return { root, nodeCount: index.count, byType: index.byType() };
 }
 
 /** The ids and by-type lists `renumber` hands out, in the order it visits nodes. */
-class RenumberIndex {
-  count = 0;
-  readonly byType = new Map<string, SyntaxNode[]>();
-
-  add(node: LoweredNode): void {
-    node.id = this.count++;
-    const list = this.byType.get(node.type);
-    if (list) list.push(node);
-    else this.byType.set(node.type, [node]);
-  }
-
+class RenumberIndex extends IndexedLists {
   /** Numbers a moved subtree in pre-order, shifting its offsets by `shift` into `source`. */
   settleMoved(top: LoweredNode, shift: number, source: SourceText): void {
     const stack: LoweredNode[] = [top];

@@ -74,6 +74,65 @@ export class SourceText {
   }
 }
 
+/**
+ * The node types the by-type index of a lowered tree keeps: those the analysis looks up by
+ * type, so no rule walks the whole tree itself. Other types are not indexed (most nodes are
+ * identifiers, arguments and blocks, and each version's renumbering visits every node).
+ */
+export const INDEXED_TYPES = [
+  'call',
+  'attribute',
+  'subscript',
+  'assignment',
+  'augmented_assignment',
+  'if_statement',
+  'elif_clause',
+  'while_statement',
+  'for_statement',
+  'assert_statement',
+  'conditional_expression',
+  'with_statement',
+  'function_definition',
+  'lambda',
+  'class_definition',
+  'string',
+  'not_operator',
+  'boolean_operator',
+  'default_parameter',
+  'comment',
+  'import_statement',
+  'import_from_statement',
+] as const;
+
+export type IndexedType = (typeof INDEXED_TYPES)[number];
+
+const SLOT_OF_INDEXED_TYPE = new Map<string, number>(INDEXED_TYPES.map((type, slot) => [type, slot]));
+
+/** The slot of `type` in {@link INDEXED_TYPES}, or -1 when it is not indexed. */
+export function indexSlotOf(type: string): number {
+  return SLOT_OF_INDEXED_TYPE.get(type) ?? -1;
+}
+
+/** Lists of nodes by {@link INDEXED_TYPES} slot, filled in document order; then the by-type map. */
+export class IndexedLists {
+  private readonly lists: SyntaxNode[][] = INDEXED_TYPES.map(() => []);
+  count = 0;
+
+  /** Gives `node` the next id and files it under its type, when that is indexed. */
+  add(node: LoweredNode): void {
+    node.id = this.count++;
+    if (node.indexSlot >= 0) this.lists[node.indexSlot].push(node);
+  }
+
+  byType(): Map<string, SyntaxNode[]> {
+    const byType = new Map<string, SyntaxNode[]>();
+    this.lists.forEach((list, slot) => {
+      if (list.length) byType.set(INDEXED_TYPES[slot], list);
+    });
+    return byType;
+  }
+}
+
 /** The children of every leaf (never added to). */
 const NO_CHILDREN: LoweredNode[] = [];
 
@@ -95,6 +154,8 @@ export class LoweredNode implements SyntaxNode {
     public startIndex: number,
     public endIndex: number,
     public parent: LoweredNode | null,
+    /** The slot of `type` in {@link INDEXED_TYPES}, or -1 (see {@link indexSlotOf}). */
+    readonly indexSlot: number,
   ) {}
   get text(): string {
     return this.source.text.slice(this.startIndex, this.endIndex);
@@ -120,43 +181,19 @@ interface LanguageTables {
   types: string[];
   fields: (string | null)[];
   named: boolean[];
-  /** Distinct type names, and for each type id the slot of its name (aliases share one). */
-  typeNames: string[];
-  slotOfType: number[];
-  errorSlot: number;
+  /** For each type id, the {@link INDEXED_TYPES} slot of its name, or -1. */
+  indexSlots: number[];
 }
 
 /** The type id tree-sitter gives ERROR nodes. */
 const ERROR_TYPE_ID = 65535;
 
-/** A lowered tree: its root, how many nodes it has, and every node grouped by type. */
+/** A lowered tree: its root, how many nodes it has, and its nodes of each indexed type. */
 export interface LoweredTree {
   root: SyntaxNode;
   nodeCount: number;
-  /** Type → its nodes in document order. */
+  /** Type → its nodes in document order, for each of {@link INDEXED_TYPES} that occurs. */
   byType: ReadonlyMap<string, readonly SyntaxNode[]>;
-}
-
-/** Collects each new node under its type's slot; the lowering creates nodes in document order. */
-class TypeIndex {
-  private readonly lists: SyntaxNode[][];
-  count = 0;
-  constructor(private readonly tables: LanguageTables) {
-    this.lists = tables.typeNames.map(() => []);
-  }
-  /** Files `node` (whose id must be `count`) under the type `typeId`. */
-  add<T extends SyntaxNode>(node: T, typeId: number): T {
-    this.count++;
-    this.lists[typeId === ERROR_TYPE_ID ? this.tables.errorSlot : this.tables.slotOfType[typeId]].push(node);
-    return node;
-  }
-  result(root: SyntaxNode): LoweredTree {
-    const byType = new Map<string, SyntaxNode[]>();
-    this.tables.typeNames.forEach((name, slot) => {
-      if (this.lists[slot].length) byType.set(name, this.lists[slot]);
-    });
-    return { root, nodeCount: this.count, byType };
-  }
 }
 
 /** The interned copy of `name`; names decoded from wasm are fresh strings, so every `===` against a literal compared characters. */
@@ -172,10 +209,8 @@ function languageTables(tree: Tree): LanguageTables {
   if (!tables) {
     const types = language.types.map((t) => internalize(t ?? 'ERROR'));
     const named = types.map((_, id) => language.nodeTypeIsNamed(id));
-    const typeNames = [...new Set([...types, internalize('ERROR')])];
-    const slotOfType = types.map((t) => typeNames.indexOf(t));
     const fields = language.fields.map((f) => (f === null ? null : internalize(f)));
-    tables = { types, fields, named, typeNames, slotOfType, errorSlot: typeNames.indexOf('ERROR') };
+    tables = { types, fields, named, indexSlots: types.map(indexSlotOf) };
     tablesByLanguage.set(language, tables);
   }
   return tables;
@@ -195,6 +230,27 @@ export interface SubtreeSource {
   closed(): void;
   /** The finished tree (ids and the by-type index), from its root; `lowered` nodes were new. */
   finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree;
+}
+
+/** A new node of type `typeId`, numbered and indexed by `index`. */
+function newNode(
+  tables: LanguageTables,
+  index: IndexedLists,
+  source: SourceText,
+  typeId: number,
+  field: string | null,
+  from: number,
+  to: number,
+  parent: LoweredNode | null,
+): LoweredNode {
+  const type = tables.types[typeId] ?? 'ERROR';
+  const node = new LoweredNode(0, source, type, field, from, to, parent, tables.indexSlots[typeId] ?? -1);
+  index.add(node);
+  return node;
+}
+
+function loweredTree(root: LoweredNode, index: IndexedLists): LoweredTree {
+  return { root, nodeCount: index.count, byType: index.byType() };
 }
 
 /**
@@ -220,9 +276,9 @@ function lowerWalk(
 ): LoweredTree {
   const source = new SourceText(text);
   const { types, fields, named } = tables;
-  const index = new TypeIndex(tables);
+  const index = new IndexedLists();
   const finish = (root: LoweredNode) =>
-    reuse ? reuse.finish(root, source, index.count) : index.result(root);
+    reuse ? reuse.finish(root, source, index.count) : loweredTree(root, index);
   try {
     const make = (
       parent: LoweredNode | null,
@@ -230,11 +286,7 @@ function lowerWalk(
       field: string | null,
       from: number,
       to: number,
-    ) =>
-      index.add(
-        new LoweredNode(index.count, source, types[typeId] ?? 'ERROR', field, from, to, parent),
-        typeId,
-      );
+    ) => newNode(tables, index, source, typeId, field, from, to, parent);
     const root = make(null, walk.typeId(), null, walk.startIndex(), walk.endIndex());
     reuse?.opened(root);
     const stack: LoweredNode[] = [root];
@@ -282,27 +334,25 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
   const source = new SourceText(text);
   const tables = languageTables(tree);
   const { types, fields, named } = tables;
-  const index = new TypeIndex(tables);
+  const index = new IndexedLists();
   const cursor = tree.walk();
   try {
     const make = (parent: LoweredNode | null, typeId: number): LoweredNode =>
-      index.add(
-        new LoweredNode(
-          index.count,
-          source,
-          types[typeId] ?? 'ERROR',
-          fields[cursor.currentFieldId] ?? null,
-          cursor.startIndex,
-          cursor.endIndex,
-          parent,
-        ),
+      newNode(
+        tables,
+        index,
+        source,
         typeId,
+        fields[cursor.currentFieldId] ?? null,
+        cursor.startIndex,
+        cursor.endIndex,
+        parent,
       );
     const root = make(null, cursor.nodeTypeId);
     const stack: LoweredNode[] = [root];
     const kids = new ChildLists();
     kids.open();
-    if (!cursor.gotoFirstChild()) return index.result(kids.closeAll(stack));
+    if (!cursor.gotoFirstChild()) return loweredTree(kids.closeAll(stack), index);
     for (;;) {
       const parent = stack[stack.length - 1];
       const typeId = cursor.nodeTypeId;
@@ -318,9 +368,9 @@ function lowerWithCursor(tree: Tree, text: string): LoweredTree {
         recordOperator(parent, types[typeId], () => cursor.currentFieldId);
       }
       while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return index.result(kids.closeAll(stack));
+        if (!cursor.gotoParent()) return loweredTree(kids.closeAll(stack), index);
         kids.close(stack.pop()!);
-        if (stack.length === 0) return index.result(root);
+        if (stack.length === 0) return loweredTree(root, index);
       }
     }
   } finally {

@@ -278,7 +278,16 @@ function splice(window: Window, statements: LoweredNode[], span: TextSpan, textL
   const copies: LoweredNode[] = [];
   for (const old of path) {
     const parent = copies.length ? copies[copies.length - 1] : null;
-    const copy = new LoweredNode(0, source, old.type, old.field, old.startIndex, old.endIndex, parent);
+    const copy = new LoweredNode(
+      0,
+      source,
+      old.type,
+      old.field,
+      old.startIndex,
+      old.endIndex,
+      parent,
+      old.indexSlot,
+    );
     copy.operator = old.operator;
     copy.children = [];
     copies.push(copy);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { buildFileModel } from '../../../server/src/analysis/file-model';
 import { inferValueKinds } from '../../../server/src/analysis/kind-inference';
+import { fieldOf } from '../../../server/src/analysis/syntax-helpers';
 import { generateTrainingFile } from '../../perf/generate';
 import { repoRoot, wasmDir } from '../../helpers/paths';
 
@@ -55,7 +56,10 @@ test('replay gives the kinds of a full re-walk, including what only round two le
   const { parsed, replayed, rewalked } = await kindsBothWays(ROUND_TWO_MATTERS);
   assert.deepEqual(replayed, rewalked);
   // `y = helper(m)`: helper is analysed after use, so only the second round knows it returns a tensor.
-  const y = parsed.byType.get('identifier')!.find((n) => n.text === 'y')!;
+  const y = fieldOf(
+    parsed.byType.get('assignment')!.find((n) => n.text.startsWith('y = '))!,
+    'left',
+  )!;
   assert.equal(replayed[y.id], 'tensor');
 });
 
