@@ -33,24 +33,32 @@ export function toDiagnostic(finding: Finding, docsHref: string): Diagnostic {
 
 /** Debounces work per key: a new request replaces the pending one. */
 export class Debouncer {
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  /** The pending task of each key, as the function that cancels it. */
+  private readonly pending = new Map<string, () => void>();
 
-  /** Runs `task` after `delayMs` unless `schedule` is called again for `key` first. */
+  /**
+   * Runs `task` after `delayMs` unless `schedule` is called again for `key` first. A delay of
+   * 0 runs it once the messages already received are handled (`setImmediate`: a 0 ms
+   * `setTimeout` waits at least 1 ms in Node).
+   */
   schedule(key: string, delayMs: number, task: () => void): void {
     this.cancel(key);
-    this.timers.set(
-      key,
-      setTimeout(() => {
-        this.timers.delete(key);
-        task();
-      }, delayMs),
-    );
+    const run = () => {
+      this.pending.delete(key);
+      task();
+    };
+    if (delayMs > 0) {
+      const timer = setTimeout(run, delayMs);
+      this.pending.set(key, () => clearTimeout(timer));
+    } else {
+      const immediate = setImmediate(run);
+      this.pending.set(key, () => clearImmediate(immediate));
+    }
   }
 
   /** Drops the pending task for `key`. */
   cancel(key: string): void {
-    const timer = this.timers.get(key);
-    if (timer) clearTimeout(timer);
-    this.timers.delete(key);
+    this.pending.get(key)?.();
+    this.pending.delete(key);
   }
 }
