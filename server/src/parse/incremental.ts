@@ -97,6 +97,8 @@ export interface IncrementalStats {
   /** Re-parses not tried because the text's brackets do not pair up (a sure syntax error). */
   skippedReparses: number;
   liveTrees: number;
+  /** Trees no version needs any more, waiting to be deleted (see `DocumentTrees.discard`). */
+  discardedTrees: number;
 }
 
 /** Parses of every DocumentTrees in this process, for the benchmark (an in-process server has no other window on them). */
@@ -128,6 +130,9 @@ export class DocumentTrees {
   private windowParses = 0;
   private restoredBases = 0;
   private skippedReparses = 0;
+  /** Trees no version needs any more, deleted after this turn's work (see `discard`). */
+  private readonly discarded: Tree[] = [];
+  private deletionScheduled = false;
 
   constructor(private readonly parser: Parser) {}
 
@@ -169,6 +174,7 @@ export class DocumentTrees {
    * the previous version's unchanged subtrees (see lower-reuse.ts).
    */
   parse(key: string, text: string): ParsedSource {
+    this.deleteDiscarded();
     const entry = this.trees.get(key);
     const current = entry && entry.text === text ? entry : undefined;
     const windowed = current && this.parseWindow(current, text);
@@ -189,7 +195,7 @@ export class DocumentTrees {
       // parse costs (docs/performance.md, typing a statement). So the base goes, unless the
       // text is the last error-free version's again (a `#` typed, then deleted), which is
       // known to parse without errors.
-      current.tree.delete();
+      this.discard(current.tree);
       current.tree = current.treeText = current.treeSpan = undefined;
       current.baseBehindErrors = false;
       base = undefined;
@@ -232,7 +238,7 @@ export class DocumentTrees {
       if (tree && !tree.rootNode.hasError) changed = old.getChangedRanges(tree);
       old.delete();
       if (!tree || (tree.rootNode.hasError && !keepErrors)) {
-        tree?.delete();
+        if (tree) this.discard(tree);
         tree = null;
         this.fallbacks++;
         processParseCounts.fallbacks++;
@@ -294,7 +300,7 @@ export class DocumentTrees {
       kept = true;
       return { ...lowered, hasError };
     } finally {
-      if (!kept) tree.delete();
+      if (!kept) this.discard(tree);
     }
   }
 
@@ -317,15 +323,36 @@ export class DocumentTrees {
     return outcome;
   }
 
-  /** Deletes the tree of `key` (closed document). */
+  /** Deletes the tree of `key` (closed document, or replaced by a new version's). */
   forget(key: string): void {
-    this.trees.get(key)?.tree?.delete();
+    const tree = this.trees.get(key)?.tree;
+    if (tree) this.discard(tree);
     this.trees.delete(key);
   }
 
   /** Deletes every tree. */
   dispose(): void {
     for (const key of [...this.trees.keys()]) this.forget(key);
+    this.deleteDiscarded();
+  }
+
+  /**
+   * Deletes `tree` once this turn's work is done (in a server, after the diagnostics are
+   * sent: freeing a 5,000-line tree takes about 1 ms), or at the next parse, whichever
+   * comes first; so at most one version's trees wait.
+   */
+  private discard(tree: Tree): void {
+    this.discarded.push(tree);
+    if (this.deletionScheduled) return;
+    this.deletionScheduled = true;
+    setImmediate(() => {
+      this.deletionScheduled = false;
+      this.deleteDiscarded();
+    });
+  }
+
+  private deleteDiscarded(): void {
+    for (const tree of this.discarded.splice(0)) tree.delete();
   }
 
   get stats(): IncrementalStats {
@@ -337,6 +364,7 @@ export class DocumentTrees {
       restoredBases: this.restoredBases,
       skippedReparses: this.skippedReparses,
       liveTrees: [...this.trees.values()].filter((entry) => entry.tree).length,
+      discardedTrees: this.discarded.length,
     };
   }
 }

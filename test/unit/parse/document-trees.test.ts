@@ -68,6 +68,7 @@ async function withTrees(body: (trees: DocumentTrees, parser: Parser) => void): 
     trees.dispose();
   }
   assert.equal(trees.stats.liveTrees, 0);
+  assert.equal(trees.stats.discardedTrees, 0);
 }
 
 function assertLikeFresh(parser: Parser, text: string, root: SyntaxNode): void {
@@ -113,6 +114,26 @@ test('a version with a syntax error moves the unchanged functions over and the n
     );
     assert.equal(trees.stats.liveTrees, 1);
   }));
+
+test('a tree no version needs is deleted after the turn, or at the next parse', async () => {
+  const parser = await initParser({ wasmDir });
+  const trees = new DocumentTrees(parser);
+  const at = SOURCE.indexOf('view(-1)') + 'view(-1)'.length;
+  trees.parse('doc', SOURCE);
+  const broken = change(trees, SOURCE, at, 0, ':');
+  assert.equal(broken.parsed.hasError, true);
+  assert.equal(trees.stats.discardedTrees, 1, "the fresh parse's tree, with errors, is no base");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(trees.stats.discardedTrees, 0, 'deleted once the turn is over');
+  // Versions parsed one after another in one turn: each parse deletes the last one's first.
+  let text = broken.text;
+  for (let i = 0; i < 6; i++) {
+    text = change(trees, text, at, i % 2 === 0 ? 1 : 0, i % 2 === 0 ? ' ' : ':').text;
+    assert.ok(trees.stats.discardedTrees <= 2, `${trees.stats.discardedTrees} trees wait after version ${i}`);
+  }
+  trees.dispose();
+  assert.equal(trees.stats.discardedTrees, 0);
+});
 
 test('a document opened with a syntax error keeps no tree, yet reuses its error-free subtrees', () =>
   withTrees((trees, parser) => {
