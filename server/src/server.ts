@@ -24,6 +24,7 @@ import { initParser } from './parse/parser';
 import { settingsFromEditor } from './config/settings';
 import { Session, editTrackingDocuments, filePathOf } from './session';
 import { toDiagnostic, Debouncer } from './features/diagnostics';
+import { rehearsalEdits, worthRehearsing } from './features/rehearsal';
 import { provideCodeActions } from './features/code-actions';
 import { FIX_ALL_KIND } from './features/fix-all';
 import { provideHover } from './features/hover';
@@ -53,6 +54,8 @@ export interface ServerOptions {
 /** Starts serving on `connection`; resolves once handlers are registered. */
 export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): void {
   const debouncer = new Debouncer();
+  /** Whether the keystroke path has been warmed up (once per process; see features/rehearsal.ts). */
+  let rehearsed = false;
   const info = readServerInfo(docsRoot);
   const grammarStart = Date.now();
   const parserReady = initParser({ wasmDir });
@@ -256,9 +259,31 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       session.configProblems.clear();
       const href = docsHrefFor(uri);
       const diagnostics = analysis.findings.map((finding) => toDiagnostic(finding, href(finding.code)));
+      // NOTE: before these diagnostics are sent, so the client's first keystrokes (often sent
+      // the moment they arrive) never wait behind the warm-up.
+      const usesTorch = analysis.model?.usesTorch === true;
+      if (!rehearsed && worthRehearsing(document.lineCount, document.getText().length, usesTorch)) {
+        rehearsed = true;
+        rehearseTyping(uri);
+      }
       connection.sendDiagnostics({ uri, version, diagnostics });
     } catch (error) {
       logError(`analysing ${uri}`, error);
+    }
+  }
+
+  /** Warms up the keystroke path on a copy of `uri`, once (see features/rehearsal.ts). */
+  function rehearseTyping(uri: string): void {
+    const document = documents.get(uri);
+    if (!document || !session) return;
+    try {
+      const started = Date.now();
+      const versions = session.rehearse(document, rehearsalEdits(document.getText()));
+      log(
+        `Warmed up the keystroke analysis on a copy of ${basename(uri)}: ${versions} versions, ${Date.now() - started} ms`,
+      );
+    } catch (error) {
+      logError(`rehearsing on ${uri}`, error);
     }
   }
 

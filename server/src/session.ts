@@ -12,6 +12,7 @@ import { analyzeText, type FileAnalysis } from './analyzer';
 import { mergeSettings, type PartialSettings, type Settings } from './config/settings';
 import { loadPyprojectFor, clearPyprojectCache } from './config/pyproject';
 import type { WorkspaceFiles } from './modules/workspace-files';
+import { rehearse } from './features/rehearsal';
 
 interface CachedAnalysis {
   version: number;
@@ -121,6 +122,35 @@ export class Session {
     let carry = this.carries.get(uri);
     if (!carry) this.carries.set(uri, (carry = new KindCarry()));
     return carry;
+  }
+
+  /**
+   * Types `edits` into a private copy of `document` and analyses each version as `analyse`
+   * would, publishing and caching nothing (a warm-up: see features/rehearsal.ts); the copy's
+   * tree and memo are dropped. Returns how many versions were analysed.
+   */
+  rehearse(document: TextDocument, edits: readonly TextEdit[]): number {
+    const key = `${document.uri}#rehearsal`;
+    const carry = new KindCarry();
+    const settings = this.settingsFor(document.uri);
+    const workspace = this.workspaceFor(document.uri);
+    const filePath = filePathOf(document.uri);
+    try {
+      return rehearse(document.getText(), edits, (text, change) => {
+        if (change) this.trees.edit(key, change.before, [change.edit]);
+        analyzeText({
+          parser: this.parser,
+          text,
+          filePath,
+          settings,
+          parse: (t) => this.trees.parse(key, t),
+          workspace,
+          carry,
+        });
+      });
+    } finally {
+      this.trees.forget(key);
+    }
   }
 
   /** The analysis of a document's current version (computed once per version and settings). */

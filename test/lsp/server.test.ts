@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { DiagnosticSeverity, TextDocumentSyncKind, type Diagnostic } from 'vscode-languageserver';
 import { startInProcess, fileUri, type InProcessPair } from '../helpers/lsp-client';
 import { hotLoopSource } from '../helpers/snippets';
+import { generateTrainingFile } from '../perf/generate';
 
 const HOT_LOOP = hotLoopSource();
 const ITEM_LINE = 8;
@@ -74,6 +75,31 @@ describe('language server in process', () => {
         end: { line: ITEM_LINE, character: ITEM_COLUMN + 'loss.item()'.length },
       });
       assert.match(String(d.message), /\.item\(\)/);
+    }));
+
+  test('the first large torch document: the keystroke warm-up runs on a copy and publishes nothing of its own', () =>
+    withServer(async ({ client }) => {
+      const text = generateTrainingFile({ lines: 1_200, seed: 4 });
+      const uri = newUri('large.py');
+      await client.open(uri, text);
+      const diagnostics = await client.diagnostics(uri, 1);
+      assert.ok(diagnostics.length > 10, `${diagnostics.length} diagnostics`);
+      assert.ok(
+        client.messages.some((m) =>
+          /^Warmed up the keystroke analysis on a copy of large\.py: \d+ versions/.test(m),
+        ),
+        client.messages.join('\n'),
+      );
+      assert.deepEqual(
+        client.publishes.map((p) => `${p.uri}@${p.version}`),
+        [`${uri}@1`],
+        'only the document itself is published, once',
+      );
+      // The same text in a new document (no warm-up any more) gets the same diagnostics.
+      const again = newUri('again.py');
+      await client.open(again, text);
+      assert.deepEqual(await client.diagnostics(again, 1), diagnostics);
+      assert.equal(client.messages.filter((m) => m.startsWith('Warmed up')).length, 1, 'once per server');
     }));
 
   test('incremental changes move the finding, then deleting the loop clears it', () =>
