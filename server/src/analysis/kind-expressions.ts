@@ -15,7 +15,7 @@ import type { Definitions } from './definitions';
 import type { FileWideRead, FileWideReads } from './file-wide-reads';
 import { BranchEnv } from './branch-env';
 import type { FunctionTrace, SharedKindState } from './function-trace';
-import { fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
+import { fieldOf, firstPositionalArg, methodCall, positionalArgs, unwrap } from './syntax-helpers';
 import type { NameGuess, TensorEvidence } from './tensor-evidence';
 import {
   OUTPUT_ATTRIBUTES,
@@ -189,7 +189,7 @@ export abstract class ExpressionKinds implements SharedKindState {
       if (this.isModuleClass(name)) return 'module';
       if (calleeKind === 'module') return 'tensor';
       if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
-      const first = positionalArgs(node)[0];
+      const first = firstPositionalArg(node);
       if (!env.has(name) && name === 'iter' && first && this.iteration(first, env).kind === 'tensor')
         return 'loader';
       if (!env.has(name) && name === 'next' && first)
@@ -203,7 +203,7 @@ export abstract class ExpressionKinds implements SharedKindState {
       const own = method.receiver.text === 'self' ? this.ownMethod(node, method.name) : undefined;
       if (own) return this.callFunction(own, node, env, 1);
       // `accelerator.gather(loss)`, `accelerator.reduce(t)`: collectives that return their input's kind.
-      const input = positionalArgs(node)[0];
+      const input = firstPositionalArg(node);
       if (GATHERING_METHODS.test(method.name) && input && this.kinds[input.id] === 'tensor') return 'tensor';
       const receiver = this.kinds[method.receiver.id] ?? 'unknown';
       return methodResult(receiver, method.name, calleeKind, node.parent?.type === 'call');
@@ -227,7 +227,7 @@ export abstract class ExpressionKinds implements SharedKindState {
     if (moduleInput && args?.type === 'argument_list')
       for (const arg of args.children) if (arg.type !== 'comment') this.tensorEvidence.usedAsTensor(arg);
     if (!method) return;
-    const first = positionalArgs(call)[0];
+    const first = firstPositionalArg(call);
     if (method.name === 'backward' && !first) this.tensorEvidence.usedAsTensor(method.receiver);
     else if (first && takesTensorArgument(method, this.kinds[method.receiver.id]))
       this.tensorEvidence.usedAsTensor(first);

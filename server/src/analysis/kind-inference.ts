@@ -21,7 +21,14 @@ import {
   type KindMemo,
 } from './kind-carry';
 import { FunctionTrace, type SharedKindState } from './function-trace';
-import { enclosingFunction, fieldOf, positionalArgs, unwrap, methodCall } from './syntax-helpers';
+import {
+  enclosingFunction,
+  fieldOf,
+  firstPositionalArg,
+  methodCall,
+  positionalArgs,
+  unwrap,
+} from './syntax-helpers';
 import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
 
 /** Kinds of expressions and names, produced by {@link inferValueKinds}. */
@@ -429,7 +436,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       return { kind: 'tensor', source: this.tensorEvidence.sourceOf(node) };
     if (node.type === 'call') {
       const callee = fieldOf(node, 'function')?.text ?? '';
-      const first = positionalArgs(node)[0];
+      const first = firstPositionalArg(node);
       if (/^(enumerate|tqdm|tqdm\.tqdm|iter|islice|itertools\.islice)$/.test(callee) && first)
         return this.iteration(first, env);
       if (callee === 'range') return { kind: 'number' };

@@ -3,7 +3,14 @@
 // which construct modules, optimizers, loaders, samplers and scalers; and the kinds that
 // a name's uses reveal (`loss.backward()`, `model.parameters()`).
 import type { SyntaxNode } from '../parse/syntax';
-import { enclosingFunction, fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
+import {
+  enclosingFunction,
+  fieldOf,
+  firstPositionalArg,
+  methodCall,
+  positionalArgs,
+  unwrap,
+} from './syntax-helpers';
 import { isScalerCallable } from './training-step';
 
 const NO_NAMES: ReadonlySet<string> = new Set();
@@ -229,7 +236,7 @@ export function collectUsageEvidence(
   };
   for (const node of calls) {
     // `grad_scaler_fn(loss, optimizer)`: a callable that runs backward on its first argument.
-    if (isScalerCallable(node, NO_NAMES)) note(positionalArgs(node)[0], 'tensor');
+    if (isScalerCallable(node, NO_NAMES)) note(firstPositionalArg(node), 'tensor');
     const method = methodCall(node);
     if (!method) continue;
     const args = positionalArgs(node);

@@ -9,7 +9,15 @@ import { LayoutEvaluator } from './layout-eval';
 import { literalInt } from './layout-eval';
 import { contiguous, tryView, type Layout, type ViewVerdict } from './strides';
 import { atom } from './symbolic-size';
-import { fieldOf, hasText, methodCall, positionalArgs, unwrap, walk } from './syntax-helpers';
+import {
+  fieldOf,
+  firstPositionalArg,
+  hasText,
+  methodCall,
+  positionalArgs,
+  unwrap,
+  walk,
+} from './syntax-helpers';
 import { perModel } from './per-model';
 import { reachingParameter } from './reaching-definitions';
 import { callerContiguity } from './layout-call-sites';
@@ -172,7 +180,7 @@ function rankBound(use: SyntaxNode): { exact?: number; atLeast?: number } {
   if (attribute === 'shape' || attribute === 'size') {
     const call = attribute === 'size' && outer?.type === 'call' ? outer : undefined;
     const holder = call ?? parent;
-    if (call && positionalArgs(call).length === 1) return indexBound(literalInt(positionalArgs(call)[0]));
+    if (call && positionalArgs(call).length === 1) return indexBound(literalInt(firstPositionalArg(call)));
     const container = holder.parent;
     if (container?.type === 'subscript' && fieldOf(container, 'value') === holder) {
       const parts = container.children.filter((c) => c.field === 'subscript');

@@ -32,17 +32,29 @@ export function methodCall(call: SyntaxNode): { name: string; receiver: SyntaxNo
   return { name: name.text, receiver };
 }
 
+/** Whether a child of an argument list is a positional argument (not a keyword, splat or comment). */
+function isPositional(child: SyntaxNode): boolean {
+  return (
+    child.type !== 'keyword_argument' &&
+    child.type !== 'list_splat' &&
+    child.type !== 'dictionary_splat' &&
+    child.type !== 'comment'
+  );
+}
+
+/** The first positional argument of a call, if any: `positionalArgs(call)[0]` without the list. */
+export function firstPositionalArg(call: SyntaxNode): SyntaxNode | undefined {
+  const args = fieldOf(call, 'arguments');
+  if (!args || args.type !== 'argument_list') return undefined;
+  for (const child of args.children) if (isPositional(child)) return child;
+  return undefined;
+}
+
 /** The positional arguments of a call (excluding keywords and splats). */
 export function positionalArgs(call: SyntaxNode): SyntaxNode[] {
   const args = fieldOf(call, 'arguments');
   if (!args || args.type !== 'argument_list') return [];
-  return args.children.filter(
-    (c) =>
-      c.type !== 'keyword_argument' &&
-      c.type !== 'list_splat' &&
-      c.type !== 'dictionary_splat' &&
-      c.type !== 'comment',
-  );
+  return args.children.filter(isPositional);
 }
 
 /** The value of keyword argument `name` in a call, if given. */

@@ -6,7 +6,7 @@
 // information (rules/engine.ts).
 import type { SyntaxNode } from '../parse/syntax';
 import type { Kind } from './kinds';
-import { enclosingFunction, fieldOf, methodCall, positionalArgs, unwrap } from './syntax-helpers';
+import { enclosingFunction, fieldOf, firstPositionalArg, methodCall, unwrap } from './syntax-helpers';
 
 /** A loader whose elements are taken for tensors because of its name only (`for x, y in train_loader`). */
 export interface NameGuess {
@@ -236,7 +236,7 @@ export class TensorEvidence {
   private callSource(call: SyntaxNode, depth: number): NameGuess | undefined {
     const callee = unwrap(fieldOf(call, 'function')!);
     if (callee.type === 'identifier' || /^(tqdm|itertools)\.\w+$/.test(callee.text)) {
-      const first = positionalArgs(call)[0];
+      const first = firstPositionalArg(call);
       return PASS_THROUGH_CALLS.test(callee.text) && first ? this.findSource(first, depth + 1) : undefined;
     }
     const receiver = methodCall(call)?.receiver;

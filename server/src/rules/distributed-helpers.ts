@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { isTrainingCall } from '../analysis/loop-roles';
-import { fieldOf, methodCall, positionalArgs, unwrap, walk } from '../analysis/syntax-helpers';
+import { fieldOf, firstPositionalArg, methodCall, unwrap, walk } from '../analysis/syntax-helpers';
 import { perModel } from '../analysis/per-model';
 
 /** `torch.nn.parallel.DistributedDataParallel` in any spelling PyTorch exports. */
@@ -75,7 +75,7 @@ function findWraps(model: FileModel): Wrap[] {
       parent?.type === 'assignment' && fieldOf(parent, 'right') === call
         ? fieldOf(parent, 'left')
         : undefined;
-    wraps.push({ call, kind, target, inner: positionalArgs(call)[0] ?? fieldOfKeyword(call, 'module') });
+    wraps.push({ call, kind, target, inner: firstPositionalArg(call) ?? fieldOfKeyword(call, 'module') });
   }
   return wraps;
 }

@@ -5,6 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import {
   enclosingFunction,
   fieldOf,
+  firstPositionalArg,
   hasSplat,
   keywordArg,
   methodCall,
@@ -42,7 +43,7 @@ export function batchLoader(model: FileModel, expression: SyntaxNode): LoaderFac
   if (root.type !== 'identifier') return undefined;
   let iterable = loopIterable(root) ?? nextIterable(model, root);
   while (iterable?.type === 'call' && WRAPPERS.test(fieldOf(iterable, 'function')?.text ?? ''))
-    iterable = positionalArgs(iterable)[0] && unwrap(positionalArgs(iterable)[0]);
+    iterable = unwrapped(firstPositionalArg(iterable));
   if (!iterable || (iterable.type !== 'identifier' && iterable.type !== 'attribute')) return undefined;
   return loaderConstruction(model, iterable) ?? onlyLoaderOfFile(model, iterable);
 }
@@ -55,7 +56,7 @@ function nextIterable(model: FileModel, use: SyntaxNode): SyntaxNode | undefined
   value ??= unpackedFrom(model, use);
   const call = value && unwrap(value);
   if (call?.type !== 'call' || fieldOf(call, 'function')?.text !== 'next') return undefined;
-  let source = positionalArgs(call)[0] && unwrap(positionalArgs(call)[0]);
+  let source = unwrapped(firstPositionalArg(call));
   if (source?.type === 'identifier') {
     const made = lastAssignedValue(model, source);
     if (made) source = unwrap(made);
@@ -108,9 +109,9 @@ function onlyLoaderOfFile(model: FileModel, iterable: SyntaxNode, depth = 0): Lo
 
 /** The loader an argument expression stands for: `loader`, `iter(loader)`, `DataLoader(...)`. */
 function passedLoader(model: FileModel, arg: SyntaxNode, depth: number): LoaderFacts | undefined {
-  let node = arg;
-  while (node.type === 'call' && WRAPPERS.test(fieldOf(node, 'function')?.text ?? ''))
-    node = positionalArgs(node)[0] && unwrap(positionalArgs(node)[0]);
+  let node: SyntaxNode | undefined = arg;
+  while (node?.type === 'call' && WRAPPERS.test(fieldOf(node, 'function')?.text ?? ''))
+    node = unwrapped(firstPositionalArg(node));
   if (!node) return undefined;
   if (node.type === 'call')
     return model.kindOf(node) === 'loader' && !hasSplat(node)
@@ -193,7 +194,7 @@ function loaderConstruction(model: FileModel, iterable: SyntaxNode, depth = 0): 
   const call = calls[0];
   const callee = fieldOf(call, 'function')?.text ?? '';
   if (WRAPPERS.test(callee)) {
-    const inner = positionalArgs(call)[0] && unwrap(positionalArgs(call)[0]);
+    const inner = unwrapped(firstPositionalArg(call));
     const named = inner?.type === 'identifier' || inner?.type === 'attribute';
     return named && depth < 3 ? loaderConstruction(model, inner, depth + 1) : undefined;
   }
@@ -207,4 +208,9 @@ export function insertArgumentEdit(call: SyntaxNode, text: string): TextEdit {
   const last = args.children.filter((c) => c.type !== 'comment').at(-1);
   const at = last ? last.end : { line: args.end.line, column: args.end.column - 1 };
   return { range: { start: at, end: at }, newText: last ? `, ${text}` : text };
+}
+
+/** `node` without its parentheses, if there is a node. */
+function unwrapped(node: SyntaxNode | undefined): SyntaxNode | undefined {
+  return node && unwrap(node);
 }

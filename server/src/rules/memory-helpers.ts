@@ -6,6 +6,7 @@ import type { FileModel } from '../analysis/file-model';
 import type { ImportTable } from '../analysis/imports';
 import {
   fieldOf,
+  firstPositionalArg,
   isWithin,
   lastName,
   methodCall,
@@ -292,7 +293,7 @@ export function blockLoops(
     let iter = fieldOf(node, 'right');
     let target = fieldOf(node, 'left');
     if (iter?.type === 'call' && fieldOf(iter, 'function')?.text === 'enumerate') {
-      iter = positionalArgs(iter)[0];
+      iter = firstPositionalArg(iter);
       target =
         target && ['pattern_list', 'tuple_pattern'].includes(target.type) ? target.children[1] : undefined;
     }

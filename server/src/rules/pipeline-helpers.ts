@@ -5,6 +5,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import {
   fieldOf,
+  firstPositionalArg,
   keywordArg,
   methodCall,
   nodesWithin,
@@ -36,7 +37,7 @@ export function loopsOverLoader(model: FileModel): LoaderLoop[] {
       const callee = fieldOf(iterated, 'function');
       const name = callee ? (model.imports.resolve(callee) ?? callee.text) : '';
       if (!WRAPPERS.test(name)) break;
-      iterated = positionalArgs(iterated)[0];
+      iterated = firstPositionalArg(iterated);
     }
     if (!iterated || (iterated.type !== 'identifier' && iterated.type !== 'attribute')) continue;
     const batchNames = new Set(targetNames(fieldOf(loop, 'left')));
@@ -65,7 +66,7 @@ export function movesBatchToCuda(model: FileModel, entry: LoaderLoop): boolean {
     if (!method || (method.name !== 'to' && method.name !== 'cuda')) continue;
     if (!isBatchValue(method.receiver, entry.batchNames)) continue;
     if (method.name === 'cuda') return true;
-    const device = positionalArgs(call)[0] ?? keywordArg(call, 'device');
+    const device = firstPositionalArg(call) ?? keywordArg(call, 'device');
     if (device && isCudaDevice(model, device)) return true;
   }
   return false;

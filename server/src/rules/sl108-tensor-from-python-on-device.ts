@@ -3,6 +3,7 @@
 import type { SyntaxNode } from '../parse/syntax';
 import {
   fieldOf,
+  firstPositionalArg,
   hasSplat,
   keywordArg,
   methodCall,
@@ -92,7 +93,7 @@ function deviceFactory(model: FileModel, call: SyntaxNode): SyntaxNode | undefin
 function isFactory(model: FileModel, call: SyntaxNode): boolean {
   const qualified = model.imports.resolve(fieldOf(call, 'function')!);
   if (!qualified || !FACTORIES.test(qualified) || hasSplat(call)) return false;
-  const data = positionalArgs(call)[0] ?? keywordArg(call, 'data');
+  const data = firstPositionalArg(call) ?? keywordArg(call, 'data');
   return !!data && !isTensor(model, data) && model.kindOf(unwrap(data)) !== 'numpy';
 }
 

@@ -4,7 +4,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { assignmentsTo } from '../analysis/assignment-index';
 import { perModel } from '../analysis/per-model';
-import { enclosingStatement, fieldOf, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
+import { enclosingStatement, fieldOf, firstPositionalArg, keywordArg } from '../analysis/syntax-helpers';
 import { followsInFlow, wrapsOf, type Wrap } from './distributed-helpers';
 import type { Rule } from './types';
 import { sl405Text } from './messages/sl4';
@@ -98,7 +98,7 @@ const wrapsNaming = perModel((model) => {
 function movesToAccelerator(model: FileModel, call: SyntaxNode): boolean {
   const args = fieldOf(call, 'arguments');
   if (!args || /cpu|meta/.test(args.text)) return false;
-  const first = positionalArgs(call)[0];
+  const first = firstPositionalArg(call);
   if (!first)
     return fieldOf(fieldOf(call, 'function')!, 'attribute')?.text === 'cuda' || !!keywordArg(call, 'device');
   return !/^torch\.(float|half|bfloat|double|int|uint|bool|complex)/.test(model.imports.resolve(first) ?? '');

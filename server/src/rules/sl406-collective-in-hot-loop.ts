@@ -1,6 +1,6 @@
 // SL406: `dist.barrier()`, object collectives, or an all-reduce whose result the host reads,
 // on every training step — a blocking round trip across all ranks each step.
-import { keywordArg, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { firstPositionalArg, keywordArg, unwrap } from '../analysis/syntax-helpers';
 import { calleeNames } from './distributed-helpers';
 import { firstHostReadAfter } from './host-reads';
 import type { Rule } from './types';
@@ -83,7 +83,7 @@ export const sl406: Rule = {
             : sl406ObjectText({ name, when })),
         });
       } else if (REDUCE.test(qualified)) {
-        const tensor = positionalArgs(call)[0] ?? keywordArg(call, 'tensor');
+        const tensor = firstPositionalArg(call) ?? keywordArg(call, 'tensor');
         // Reducing an accumulated metric once per log interval is the recommended pattern: only the
         // every-step reduction is reported, and only where the host then reads the result (a
         // reduction that feeds device code, such as `torch._assert_async`, costs no host sync).

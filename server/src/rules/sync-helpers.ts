@@ -3,7 +3,7 @@
 // device arguments and boolean-mask tensors.
 import type { FileModel } from '../analysis/file-model';
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, keywordArg, methodCall, positionalArgs, unwrap } from '../analysis/syntax-helpers';
+import { fieldOf, firstPositionalArg, keywordArg, methodCall, unwrap } from '../analysis/syntax-helpers';
 import { lastAssignedValue } from '../analysis/assignment-index';
 import { perModel } from '../analysis/per-model';
 
@@ -143,7 +143,7 @@ export function isCpuDevice(model: FileModel, node: SyntaxNode | undefined): boo
   const literal = stringLiteral(target);
   if (literal !== undefined) return /^cpu(:\d+)?$/.test(literal);
   if (target.type === 'call' && model.imports.resolve(fieldOf(target, 'function')!) === 'torch.device')
-    return isCpuDevice(model, positionalArgs(target)[0] ?? keywordArg(target, 'type'));
+    return isCpuDevice(model, firstPositionalArg(target) ?? keywordArg(target, 'type'));
   return false;
 }
 
@@ -154,7 +154,7 @@ export function isNonBlocking(call: SyntaxNode): boolean {
 
 /** The device argument of `x.to(...)`: first positional or `device=`. */
 export function toDeviceArgument(call: SyntaxNode): SyntaxNode | undefined {
-  return keywordArg(call, 'device') ?? positionalArgs(call)[0];
+  return keywordArg(call, 'device') ?? firstPositionalArg(call);
 }
 
 /**
