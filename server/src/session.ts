@@ -132,21 +132,10 @@ export class Session {
   rehearse(document: TextDocument, edits: readonly TextEdit[]): number {
     const key = `${document.uri}#rehearsal`;
     const carry = new KindCarry();
-    const settings = this.settingsFor(document.uri);
-    const workspace = this.workspaceFor(document.uri);
-    const filePath = filePathOf(document.uri);
     try {
       return rehearse(document.getText(), edits, (text, change) => {
         if (change) this.trees.edit(key, change.before, [change.edit]);
-        analyzeText({
-          parser: this.parser,
-          text,
-          filePath,
-          settings,
-          parse: (t) => this.trees.parse(key, t),
-          workspace,
-          carry,
-        });
+        this.analyseText(document.uri, text, key, carry);
       });
     } finally {
       this.trees.forget(key);
@@ -158,17 +147,27 @@ export class Session {
     const settings = this.settingsFor(document.uri);
     const cached = this.cache.get(document.uri);
     if (cached && cached.version === document.version && cached.settings === settings) return cached.analysis;
-    const analysis = analyzeText({
-      parser: this.parser,
-      text: document.getText(),
-      filePath: filePathOf(document.uri),
-      settings,
-      parse: (text) => this.trees.parse(document.uri, text),
-      workspace: this.workspaceFor(document.uri),
-      carry: this.carryFor(document.uri),
-    });
+    const analysis = this.analyseText(
+      document.uri,
+      document.getText(),
+      document.uri,
+      this.carryFor(document.uri),
+    );
     this.cache.set(document.uri, { version: document.version, settings, analysis });
     return analysis;
+  }
+
+  /** Analyses `text` as the document `uri`, re-parsing the tree kept under `treeKey`. */
+  private analyseText(uri: string, text: string, treeKey: string, carry: KindCarry): FileAnalysis {
+    return analyzeText({
+      parser: this.parser,
+      text,
+      filePath: filePathOf(uri),
+      settings: this.settingsFor(uri),
+      parse: (t) => this.trees.parse(treeKey, t),
+      workspace: this.workspaceFor(uri),
+      carry,
+    });
   }
 }
 

@@ -189,10 +189,9 @@ export abstract class ExpressionKinds implements SharedKindState {
       if (this.isModuleClass(name)) return 'module';
       if (calleeKind === 'module') return 'tensor';
       if (!env.has(name) && name in BUILTIN_RESULT_KINDS) return BUILTIN_RESULT_KINDS[name];
-      const first = firstPositionalArg(node);
-      if (!env.has(name) && name === 'iter' && first && this.iteration(first, env).kind === 'tensor')
-        return 'loader';
-      if (!env.has(name) && name === 'next' && first)
+      const first = (name === 'iter' || name === 'next') && !env.has(name) && firstPositionalArg(node);
+      if (name === 'iter' && first && this.iteration(first, env).kind === 'tensor') return 'loader';
+      if (name === 'next' && first)
         return this.iteration(first, env).kind === 'tensor' ? 'tensor' : 'unknown';
       const fn = env.has(name) ? undefined : this.functionNamed(name);
       if (fn) return this.callFunction(fn, node, env);
