@@ -21,7 +21,7 @@ import {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { join } from 'node:path';
 import { initParser } from './parse/parser';
-import { settingsFromEditor } from './config/settings';
+import { settingsFromEditor, type PartialSettings } from './config/settings';
 import { Session, editTrackingDocuments, filePathOf } from './session';
 import { toDiagnostic, Debouncer } from './features/diagnostics';
 import { rehearsalEdits, worthRehearsing } from './features/rehearsal';
@@ -69,6 +69,13 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
   let canRefreshInlayHints = false;
   let canRefreshCodeLenses = false;
   let clientOpensDocs = false;
+  /**
+   * The settings in the client's initialization options. A `shardlens` section the client
+   * later sends replaces them; a client that has no such section (answers `null`) keeps them.
+   */
+  let initialSettings: PartialSettings = {};
+  const editorSettingsFrom = (section: unknown): PartialSettings =>
+    section === null || section === undefined ? initialSettings : settingsFromEditor(section);
 
   const log = (message: string) => connection.console.log(message);
   const logInfo = (message: string) => connection.console.info(message);
@@ -118,7 +125,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       const root = filePathOf(params.rootUri);
       if (root) workspaceRoots.push(root);
     }
-    const initial = settingsFromEditor(options.settings);
+    initialSettings = settingsFromEditor(options.settings);
     parserReady.then(
       (parser) => {
         logInfo(`Python grammar loaded in ${Date.now() - grammarStart} ms: ${info.grammar}`);
@@ -128,7 +135,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
           () => workspace,
         );
         workspace = new WorkspaceFiles({ roots: workspaceRoots, parser });
-        session.setEditorSettings(initial);
+        session.setEditorSettings(initialSettings);
       },
       (error) => {
         logError('loading the Python grammar', error);
@@ -178,7 +185,7 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
       const section = canPullConfiguration
         ? await connection.workspace.getConfiguration('shardlens')
         : undefined;
-      session?.setEditorSettings(settingsFromEditor(section));
+      session?.setEditorSettings(editorSettingsFrom(section));
     } catch (error) {
       logError('reading settings', error);
     }
@@ -194,7 +201,9 @@ export function startServer({ connection, wasmDir, docsRoot }: ServerOptions): v
 
   connection.onDidChangeConfiguration(async (change) => {
     if (canPullConfiguration) return refreshSettings();
-    session?.setEditorSettings(settingsFromEditor((change.settings as { shardlens?: unknown })?.shardlens));
+    session?.setEditorSettings(
+      editorSettingsFrom((change.settings as { shardlens?: unknown } | null)?.shardlens),
+    );
     settingsChanged();
   });
 

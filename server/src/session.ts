@@ -5,7 +5,7 @@
 import type { Parser } from 'web-tree-sitter';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
 import type { TextDocumentsConfiguration } from 'vscode-languageserver';
-import { DocumentTrees, type TextEdit } from './parse/incremental';
+import { DocumentTrees, spanningEdit, type TextEdit } from './parse/incremental';
 import { KindCarry } from './analysis/kind-carry';
 import { URI } from 'vscode-uri';
 import { analyzeText, type FileAnalysis } from './analyzer';
@@ -55,7 +55,7 @@ export class Session {
     this.trees.edit(uri, before, edits);
   }
 
-  /** Replaces the editor-side settings (from `workspace/configuration`). */
+  /** Replaces the editor-side settings (initialization options, or the `shardlens` section). */
   setEditorSettings(settings: PartialSettings): void {
     this.editorSettings = settings;
     this.settingsCache.clear();
@@ -195,8 +195,10 @@ export function editTrackingDocuments(
         } else incremental = false;
         TextDocument.update(document, [change], version);
       }
-      if (incremental) target.noteEdits(document.uri, before, edits);
-      else target.trees.forget(document.uri);
+      // A client that sends the whole text (full sync) still gets an incremental re-parse:
+      // the change is the span where the old and new texts differ.
+      const change = incremental ? undefined : spanningEdit(before, document.getText());
+      target.noteEdits(document.uri, before, incremental ? edits : change ? [change] : []);
       return document;
     },
   };

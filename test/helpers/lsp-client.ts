@@ -43,6 +43,8 @@ export type Outcome<T> = { result: T } | { errorCode: number; message: string };
 export interface InitializeOptions {
   /** The `shardlens` section answered to `workspace/configuration` (nested like VS Code's). */
   settings?: Record<string, unknown>;
+  /** What `workspace/configuration` answers instead of `settings` (`null`: a client that knows no such section). */
+  configurationAnswer?: Record<string, unknown> | null;
   /** Workspace folders as file-system paths. */
   workspaceFolders?: string[];
   /** Whether the client announces workspace folder support (default true, as VS Code does). */
@@ -85,6 +87,7 @@ export class LspClient {
   /** Every refresh request the server sent (`workspace/inlayHint/refresh`, `workspace/codeLens/refresh`). */
   readonly refreshes: string[] = [];
   private settings: Record<string, unknown> = {};
+  private configurationAnswer: Record<string, unknown> | null | undefined;
   private readonly documents = new Map<string, TextDocument>();
 
   constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream) {
@@ -104,7 +107,8 @@ export class LspClient {
     this.connection.onNotification(() => undefined);
     this.connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => {
       this.configurationRequests++;
-      return params.items.map((item) => (item.section === 'shardlens' ? this.settings : null));
+      const answer = this.configurationAnswer === undefined ? this.settings : this.configurationAnswer;
+      return params.items.map((item) => (item.section === 'shardlens' ? answer : null));
     });
     this.connection.onRequest('window/showMessageRequest', (p: { message: string }) => {
       this.shown.push(p.message);
@@ -123,6 +127,7 @@ export class LspClient {
   /** Sends initialize and initialized, and waits until the server has pulled the settings. */
   async initialize(options: InitializeOptions = {}): Promise<InitializeResult> {
     this.settings = options.settings ?? {};
+    this.configurationAnswer = options.configurationAnswer;
     const folders = options.workspaceFolders ?? [];
     const result = await this.connection.sendRequest<InitializeResult>('initialize', {
       processId: null,
@@ -184,6 +189,17 @@ export class LspClient {
     await this.connection.sendNotification('textDocument/didChange', {
       textDocument: { uri, version },
       contentChanges: edits.map((e) => ({ range: e.range, text: e.text })),
+    });
+    return version;
+  }
+
+  /** Sends the document's whole new text as one change without a range (a full-sync client). */
+  async replace(uri: string, text: string): Promise<number> {
+    const version = this.document(uri).version + 1;
+    this.documents.set(uri, TextDocument.create(uri, 'python', version, text));
+    await this.connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: [{ text }],
     });
     return version;
   }

@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiagnosticSeverity, TextDocumentSyncKind, type Diagnostic } from 'vscode-languageserver';
-import { startInProcess, fileUri, type InProcessPair } from '../helpers/lsp-client';
+import { startInProcess, fileUri, waitFor, type InProcessPair } from '../helpers/lsp-client';
 import { hotLoopSource } from '../helpers/snippets';
 import { generateTrainingFile } from '../perf/generate';
+import { processParseCounts } from '../../server/src/parse/incremental';
 
 const HOT_LOOP = hotLoopSource();
 const ITEM_LINE = 8;
@@ -127,6 +128,43 @@ describe('language server in process', () => {
       assert.deepEqual(await client.diagnostics(uri, deleted), []);
     }));
 
+  test('a client that sends whole texts (full sync) gets incremental re-parses and the diagnostics of a fresh open', () =>
+    withServer(async ({ client }) => {
+      const uri = newUri();
+      const original = generateTrainingFile({ lines: 400, seed: 7 });
+      await client.open(uri, original);
+      await client.diagnostics(uri, 1);
+      const lines = original.split('\n');
+      const at = lines.findIndex((line) => /^ {8}\w+ = /.test(line));
+      assert.ok(at > 0, 'the generated file has an indented assignment');
+      const withLine = (line: string) => [...lines.slice(0, at + 1), line, ...lines.slice(at + 1)].join('\n');
+      // Error-free versions, then one with a syntax error, then error-free again.
+      const versions = [
+        withLine('        scale = loss.item()'),
+        withLine('        scale = loss.item('),
+        withLine('        scale = loss.item() + 1'),
+        original.replace('import torch', 'import torch\nimport os'),
+      ];
+      for (const [i, text] of versions.entries()) {
+        const before = { ...processParseCounts };
+        const version = await client.replace(uri, text);
+        const published = await client.diagnostics(uri, version);
+        const parses = {
+          fresh: processParseCounts.fresh - before.fresh,
+          reused:
+            processParseCounts.incremental + processParseCounts.windows - before.incremental - before.windows,
+        };
+        // The version with the error, and the one after it, are parsed afresh (as after ranged changes).
+        const afresh = i === 1 || i === 2;
+        assert.equal(parses.fresh, afresh ? 1 : 0, `version ${i}: fresh parses`);
+        if (!afresh) assert.ok(parses.reused >= 1, `version ${i}: re-parsed from the last tree`);
+        const fresh = newUri();
+        await client.open(fresh, text);
+        assert.deepEqual(published, await client.diagnostics(fresh, 1), `version ${i}: diagnostics`);
+        await client.close(fresh);
+      }
+    }));
+
   test('columns count UTF-16 code units on a line with non-ASCII and astral characters', () =>
     withServer(async ({ client }) => {
       const line = '        x = "😀é"; print(loss.item())';
@@ -190,6 +228,23 @@ describe('language server in process', () => {
       },
       { ignore: ['SL1'] },
     ));
+
+  test('initialization options stay in force when workspace/configuration answers null', async () => {
+    const pair = startInProcess();
+    try {
+      const { client } = pair;
+      await client.initialize({ settings: { ignore: ['SL101'] }, configurationAnswer: null });
+      // The server asks for refreshes once it has applied the pulled configuration.
+      await waitFor('the refresh after the configuration pull', () =>
+        client.refreshes.length > 0 ? true : undefined,
+      );
+      const uri = newUri();
+      await client.open(uri, HOT_LOOP);
+      assert.deepEqual(codes(await client.diagnostics(uri, 1)), []);
+    } finally {
+      await pair.dispose();
+    }
+  });
 
   test('severity override per code', () =>
     withServer(

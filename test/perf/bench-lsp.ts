@@ -192,6 +192,8 @@ export async function measureEditLatency(input: {
   parser: Parser;
   /** Spawn `dist/server.js --stdio` from this repository instead of serving in process. */
   stdioFrom?: string;
+  /** Send the whole text with each change, as a client with full document sync does. */
+  wholeText?: boolean;
 }): Promise<EditLatency> {
   const { text, edits, keystroke } = input;
   const spawned = input.stdioFrom ? spawnServer(join(input.stdioFrom, 'dist', 'server.js')) : undefined;
@@ -221,7 +223,9 @@ export async function measureEditLatency(input: {
       const range = { start: positionAt(current, from), end: positionAt(current, to) };
       current = current.slice(0, from) + typed + current.slice(to);
       const start = nowMs();
-      const version = await client.change(uri, [{ range, text: typed }]);
+      const version = input.wholeText
+        ? await client.replace(uri, current)
+        : await client.change(uri, [{ range, text: typed }]);
       const arrived = await watcher.waitFor(uri, version);
       (i < WARM_UP_EDITS ? cold : samples).push(arrived - start);
     }

@@ -129,7 +129,14 @@ async function main(): Promise<void> {
       `\n# LSP latency (real JSON-RPC connection, debounce 0; in process unless marked stdio; the first ${WARM_UP_EDITS} keystrokes after opening are not samples, their max is shown apart; re-parsed counts them too)`,
     );
     const edits = quick ? 20 : 100;
-    const cases: { label: string; text: string; keystroke: Keystroke; target: number; stdio?: boolean }[] = [
+    const cases: {
+      label: string;
+      text: string;
+      keystroke: Keystroke;
+      target: number;
+      stdio?: boolean;
+      wholeText?: boolean;
+    }[] = [
       {
         label: 'generated 5,000',
         text: generateTrainingFile({ lines: 5_000, seed: 5 }),
@@ -187,6 +194,15 @@ async function main(): Promise<void> {
           target,
           stdio: true,
         });
+      // A client with full document sync sends the whole text with each keystroke.
+      cases.push({
+        label: `real ${relative(corpus!, near.path)} over stdio, whole text per change`,
+        text: near.text,
+        keystroke: 'identifier',
+        target,
+        stdio: true,
+        wholeText: true,
+      });
     }
     if (realFiles.length) {
       // A training script (a backward pass or an optimizer step in it), whose hot loops and
@@ -215,6 +231,7 @@ async function main(): Promise<void> {
         keystroke: c.keystroke,
         parser,
         ...(c.stdio ? { stdioFrom: repoRoot } : {}),
+        wholeText: c.wholeText,
       });
       latencies.push(latency);
       targets.push([

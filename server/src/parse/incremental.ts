@@ -370,7 +370,7 @@ export class DocumentTrees {
 }
 
 /** The single edit turning `before` into `after`: what lies between their common prefix and suffix. */
-function spanningEdit(before: string, after: string): TextEdit | undefined {
+export function spanningEdit(before: string, after: string): TextEdit | undefined {
   if (before === after) return undefined;
   const whole = { start: 0, oldEnd: before.length, newEnd: after.length };
   const { start, oldEnd, newEnd } = narrowSpan(before, after, whole);
