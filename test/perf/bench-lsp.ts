@@ -65,8 +65,11 @@ export const WARM_UP_EDITS = 10;
  * `statement` opens a line in a block, types a line of code a character a keystroke as VS
  * Code does (brackets closed as they open), and deletes the line (many versions have a syntax
  * error: an unfinished expression). Its sites are the lines `statementSites` finds.
+ * `error` types a letter at the start of an indented line of code, before its indentation,
+ * and deletes it: every version it types has a syntax error (the worst case of a keystroke
+ * anywhere in a file: each such version is parsed afresh).
  */
-export type Keystroke = 'comment' | 'identifier' | 'statement';
+export type Keystroke = 'comment' | 'identifier' | 'statement' | 'error';
 
 /** What `statement` types on a new line of a block. */
 const STATEMENT = 'scale = torch.cat([a, b.view(-1)], dim=0).sum().item()';
@@ -165,18 +168,22 @@ export function keypresses(
   // samples visit again.
   const sites = spreadLines(lines, Math.ceil((count - WARM_UP_EDITS) / 2), (line) => {
     if (keystroke === 'comment') return true;
+    if (keystroke === 'error') return INDENTED_CODE.test(lines[line] ?? '');
     const word = FIRST_WORD.exec(lines[line] ?? '');
     return !!word && !KEYWORD.test(word[0]);
   });
   const typed = keystroke === 'comment' ? '#' : 'q';
+  const atLineStart = keystroke === 'comment' || keystroke === 'error';
   for (let i = 0; sites.length && presses.length < count; i++) {
     const line = sites[i % sites.length];
-    const at = lineStarts[line] + (keystroke === 'comment' ? 0 : FIRST_WORD.exec(lines[line])!.index + 1);
+    const at = lineStarts[line] + (atLineStart ? 0 : FIRST_WORD.exec(lines[line])!.index + 1);
     presses.push({ start: at, end: at, text: typed }, { start: at, end: at + 1, text: '' });
   }
   return presses;
 }
 
+/** A line `error` types before: indented code. */
+const INDENTED_CODE = /^ +[A-Za-z_]/;
 /** The word `identifier` types into: the first of three or more letters on the line. */
 const FIRST_WORD = /[A-Za-z_][A-Za-z_]{2,}/;
 const KEYWORD =

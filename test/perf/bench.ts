@@ -194,6 +194,14 @@ async function main(): Promise<void> {
           target,
           stdio: true,
         });
+      // The worst case: every typed version has a syntax error.
+      cases.push({
+        label: `real ${relative(corpus!, near.path)} over stdio`,
+        text: near.text,
+        keystroke: 'error',
+        target,
+        stdio: true,
+      });
       // A client with full document sync sends the whole text with each keystroke.
       cases.push({
         label: `real ${relative(corpus!, near.path)} over stdio, whole text per change`,
