@@ -9,10 +9,18 @@ import { hasUnpairedBracket } from './bracket-balance';
 import type { ParsedSource } from './parser';
 import { lowerWindow, setWindowFault, type WindowOutcome } from './window-parse';
 import {
-  errorSpots,
-  lowerErrorTreeReusing,
+  assembleChunks,
+  setChunkFault,
+  chunksOfWholeLowering,
+  planChunks,
+  type ChunkPlan,
+  type ChunkRecord,
+  type PreviousChunks,
+} from './chunked';
+import {
   lowerReusing,
   setLoweringReuseFault,
+  type NodeSet,
   type PreviousLowering,
   type TextRange,
   type TextSpan,
@@ -36,7 +44,7 @@ export type IncrementalFault =
   | 'skip-tree-edit'
   | 'keep-errors'
   | 'stale-offsets'
-  | 'ignore-errors'
+  | 'stale-chunks'
   | 'reuse-unverified'
   | 'window-comment-end'
   | 'window-deeper-next'
@@ -46,9 +54,8 @@ let fault: IncrementalFault = 'none';
 /** Sets a deliberate fault in the reuse (tests only). */
 export function setIncrementalFault(next: IncrementalFault): void {
   fault = next;
-  setLoweringReuseFault(
-    next === 'stale-offsets' || next === 'ignore-errors' || next === 'reuse-unverified' ? next : 'none',
-  );
+  setLoweringReuseFault(next === 'stale-offsets' || next === 'reuse-unverified' ? next : 'none');
+  setChunkFault(next === 'stale-chunks');
   setWindowFault(
     next === 'window-comment-end' ? 'comment-end' : next === 'window-deeper-next' ? 'deeper-next' : 'none',
   );
@@ -75,12 +82,16 @@ interface DocumentTree {
   text: string;
   /**
    * The last version's lowered root and the span the edits since cover. Unless
-   * `unverified` is set, it was lowered from `tree`; otherwise that version had syntax
-   * errors and was parsed afresh, and `unverified` holds the nodes lowered from that tree
-   * (the others were reused, error-free), or it was a window re-parse (see window-parse.ts),
-   * and `unverified` is empty.
+   * `unverified` is set, it was lowered from `tree`; otherwise it was lowered chunk by chunk
+   * (`chunks`), and `unverified` holds the nodes of its chunks with syntax errors (none when
+   * it had none), or it was a window re-parse (see window-parse.ts), and `unverified` is empty.
    */
-  lowered?: { root: SyntaxNode; span?: TextSpan; unverified?: ReadonlySet<SyntaxNode> };
+  lowered?: {
+    root: SyntaxNode;
+    span?: TextSpan;
+    unverified?: NodeSet;
+    chunks?: ChunkRecord[];
+  };
 }
 
 /** Counters for tests and the benchmark. */
@@ -96,13 +107,15 @@ export interface IncrementalStats {
   restoredBases: number;
   /** Re-parses not tried because the text's brackets do not pair up (a sure syntax error). */
   skippedReparses: number;
+  /** Versions lowered chunk by chunk from their changed chunks, without a whole-file parse (chunked.ts). */
+  chunkedVersions: number;
   liveTrees: number;
   /** Trees no version needs any more, waiting to be deleted (see `DocumentTrees.discard`). */
   discardedTrees: number;
 }
 
 /** Parses of every DocumentTrees in this process, for the benchmark (an in-process server has no other window on them). */
-export const processParseCounts = { incremental: 0, fallbacks: 0, fresh: 0, windows: 0 };
+export const processParseCounts = { incremental: 0, fallbacks: 0, fresh: 0, windows: 0, chunked: 0 };
 
 /** Code units that can open, close or hide a bracket (strings, comments, line joins). */
 const BRACKET_OR_QUOTE = /[()[\]{}'"#\\\n]/;
@@ -129,6 +142,7 @@ export class DocumentTrees {
   private fallbacks = 0;
   private windowParses = 0;
   private restoredBases = 0;
+  private chunkedVersions = 0;
   private skippedReparses = 0;
   /** Trees no version needs any more, deleted after this turn's work (see `discard`). */
   private readonly discarded: Tree[] = [];
@@ -166,12 +180,16 @@ export class DocumentTrees {
    * Otherwise, when the document has a base tree (its last error-free tree) and the edits
    * since, tree-sitter re-parses from it, edited; a result without syntax errors becomes
    * the new base and the old one is deleted.
-   * A result with errors is thrown away for a fresh parse (whose tree is not kept either);
-   * a text whose brackets do not pair up is parsed afresh without trying. The versions
-   * after one with errors are parsed afresh until one is error-free and becomes the base,
-   * except a version whose text is the last error-free version's again (a character typed
-   * and deleted), which is re-parsed from the base as usual. Either way the lowering reuses
-   * the previous version's unchanged subtrees (see lower-reuse.ts).
+   * A text with syntax errors is lowered chunk by chunk (chunked.ts), as parseSource lowers
+   * it: when the re-parse finds an error, the brackets do not pair up, a window has an
+   * error, or the last version had errors, only the chunks that changed since the last
+   * version are parsed, each alone, and the others move over. When they all parse clean,
+   * so does the text, and that is its lowering too (no base tree until a whole parse is
+   * needed), unless the re-parse or the brackets said there was an error: then, as when the
+   * last version's chunks are unknown, the whole text is parsed afresh. A version whose text
+   * is the last error-free version's again (a character typed and deleted) is re-parsed
+   * from the base as usual. The lowering reuses the previous version's unchanged subtrees
+   * (see lower-reuse.ts).
    */
   parse(key: string, text: string): ParsedSource {
     this.deleteDiscarded();
@@ -201,6 +219,8 @@ export class DocumentTrees {
       base = undefined;
     }
     let changed: readonly TextRange[] = [];
+    /** Whether the text is known to have a syntax error (its brackets, or a re-parse, say so). */
+    let sureError = false;
     const unchanged = !span || (span.start === span.oldEnd && span.start === span.newEnd);
     if (
       base &&
@@ -211,6 +231,7 @@ export class DocumentTrees {
     ) {
       // A sure syntax error: the re-parse would be thrown away, so none is tried.
       base = undefined;
+      sureError = true;
       this.skippedReparses++;
     }
     if (base && (unchanged || (fault === 'restore-stale-base' && current?.baseBehindErrors))) {
@@ -240,6 +261,7 @@ export class DocumentTrees {
       if (!tree || (tree.rootNode.hasError && !keepErrors)) {
         if (tree) this.discard(tree);
         tree = null;
+        sureError = true;
         this.fallbacks++;
         processParseCounts.fallbacks++;
       } else {
@@ -248,6 +270,17 @@ export class DocumentTrees {
       }
     }
     const reparsed = tree !== null && base !== undefined;
+    // NOTE: only where errors are likely: after a version with errors, or when a window or
+    // the brackets or a re-parse found one. An error-free version after an error-free one is
+    // parsed whole, so the document has a base tree to re-parse from again.
+    const afterErrors = !!current?.baseBehindErrors || !!current?.lowered?.unverified?.size;
+    if (!tree && current && fault !== 'keep-errors' && (sureError || afterErrors || windowed?.syntaxError)) {
+      // A text with syntax errors is lowered chunk by chunk (chunked.ts); when a chunk that
+      // changed has one, so has the text, and the chunks that did not change come from the
+      // last version instead of a fresh parse of the whole file.
+      const chunked = this.parseChunks(current, text, sureError);
+      if (chunked) return chunked;
+    }
     if (!tree) {
       tree = this.parser.parse(text);
       this.freshParses++;
@@ -260,23 +293,11 @@ export class DocumentTrees {
       const previous = current?.lowered;
       const span = previous?.span ?? { start: text.length, oldEnd: text.length, newEnd: text.length };
       if (hasError && fault !== 'keep-errors') {
-        // A version with errors, parsed afresh: its lowering reuses the previous version's
-        // subtrees where it has the same error-free nodes, and is what the next version reuses.
-        const spots = errorSpots(tree);
-        const verifiedFrom = previous && {
-          root: previous.root,
-          span,
-          changed: spots,
-          unverified: previous.unverified ?? NO_NODES,
-        };
-        const { lowered, unverified } = lowerErrorTreeReusing(tree, text, verifiedFrom, spots);
-        if (current?.tree) current.baseBehindErrors = true;
-        if (current) current.lowered = { root: lowered.root, unverified };
-        else {
-          if (entry) this.forget(key);
-          this.trees.set(key, { text, lowered: { root: lowered.root, unverified } });
-        }
-        return { ...lowered, hasError };
+        // A version with errors, parsed afresh: lowered chunk by chunk as every text with
+        // errors is (parseSource does the same), reusing the last version's unchanged chunks.
+        const plan = planChunks(this.parser, text, current && this.previousChunks(current));
+        if (!plan.hasError) plan.hasError = true;
+        return this.keepChunked(key, entry, current, text, plan);
       }
       let reusable: PreviousLowering | undefined;
       if (previous && !hasError) {
@@ -302,6 +323,66 @@ export class DocumentTrees {
     } finally {
       if (!kept) this.discard(tree);
     }
+  }
+
+  /**
+   * The lowering of `text` chunk by chunk (chunked.ts), the chunks whose text did not change
+   * since `entry`'s last version taken from it: a text with a syntax error in a chunk has
+   * one; a text whose chunks all parse clean parses clean whole, with the same nodes (each
+   * chunk of an error-free text parses alone as in the whole file). Undefined when the
+   * last version's chunks are unknown, or when none has an error but `sureError` says the
+   * text has one (the whole parse decides).
+   */
+  private parseChunks(entry: DocumentTree, text: string, sureError: boolean): ParsedSource | undefined {
+    const previous = this.previousChunks(entry);
+    if (!previous) return undefined;
+    const plan = planChunks(this.parser, text, previous);
+    if (!plan.hasError && sureError) return undefined;
+    this.chunkedVersions++;
+    processParseCounts.chunked++;
+    return this.keepChunked(undefined, entry, entry, text, plan);
+  }
+
+  /** The last version's chunks and the edit since, when they are known. */
+  private previousChunks(entry: DocumentTree): PreviousChunks | undefined {
+    const previous = entry.lowered;
+    if (!previous) return undefined;
+    const chunks =
+      previous.chunks ?? (previous.unverified?.size ? undefined : chunksOfWholeLowering(previous.root));
+    if (!chunks) return undefined;
+    const length = previous.root.source.text.length;
+    const span = previous.span ?? { start: length, oldEnd: length, newEnd: length };
+    return { chunks, root: previous.root, span, unverified: previous.unverified ?? NO_NODES };
+  }
+
+  /** Puts the planned chunks together and keeps them as the document's last lowering. */
+  private keepChunked(
+    key: string | undefined,
+    entry: DocumentTree | undefined,
+    current: DocumentTree | undefined,
+    text: string,
+    plan: ChunkPlan,
+  ): ParsedSource {
+    const chunked = assembleChunks(plan, current?.lowered?.root);
+    const { hasError } = plan;
+    // NOTE: an error-free text lowered by chunks is what a whole parse lowers: windows and
+    // reuse by changed ranges may start from it (no unverified nodes).
+    const lowered = {
+      root: chunked.lowered.root,
+      unverified: hasError ? chunked.unverified : NO_NODES,
+      chunks: chunked.chunks,
+    };
+    if (current) {
+      current.lowered = lowered;
+      if (!hasError) {
+        current.cleanText = text;
+        current.baseBehindErrors = false;
+      } else if (current.tree) current.baseBehindErrors = true;
+    } else if (key !== undefined) {
+      if (entry) this.forget(key);
+      this.trees.set(key, { text, lowered });
+    }
+    return { ...chunked.lowered, hasError };
   }
 
   /**
@@ -363,6 +444,7 @@ export class DocumentTrees {
       windowParses: this.windowParses,
       restoredBases: this.restoredBases,
       skippedReparses: this.skippedReparses,
+      chunkedVersions: this.chunkedVersions,
       liveTrees: [...this.trees.values()].filter((entry) => entry.tree).length,
       discardedTrees: this.discarded.length,
     };

@@ -4,8 +4,8 @@
 // renumbered), so a keystroke costs a walk of the edited path plus one pass over plain JS
 // objects instead of a wasm call per node. An unchanged function keeps its node objects
 // across versions, which is what lets later stages reuse their per-scope results. Around a
-// version with syntax errors (parsed afresh, not re-parsed), subtrees are matched by their
-// unchanged text instead, where neither side holds an error.
+// version with syntax errors (lowered chunk by chunk, chunked.ts, not re-parsed), subtrees
+// are matched by their unchanged text instead, where neither side holds an error.
 import type { Node, Tree } from 'web-tree-sitter';
 import {
   IndexedLists,
@@ -34,6 +34,12 @@ export interface TextRange {
   endIndex: number;
 }
 
+/** Nodes a lowering must not reuse: what `has` says, and whether there are any. */
+export interface NodeSet {
+  has(node: SyntaxNode): boolean;
+  readonly size: number;
+}
+
 /** The previous version to reuse from. */
 export interface PreviousLowering {
   root: SyntaxNode;
@@ -51,24 +57,21 @@ export interface PreviousLowering {
    * error, and the new tree has a node of the same type and field over the same text with
    * no error in it.
    */
-  unverified?: ReadonlySet<SyntaxNode>;
+  unverified?: NodeSet;
 }
 
 /**
  * Test-only faults the equivalence test must catch: reuse subtrees without moving their
- * offsets, reuse over the new tree's syntax errors, or reuse nodes lowered from inside one.
+ * offsets, or reuse nodes that touched a syntax error.
  */
-export type LoweringReuseFault = 'none' | 'stale-offsets' | 'ignore-errors' | 'reuse-unverified';
+export type LoweringReuseFault = 'none' | 'stale-offsets' | 'reuse-unverified';
 let fault: LoweringReuseFault = 'none';
 export function setLoweringReuseFault(next: LoweringReuseFault): void {
   fault = next;
 }
 
-/**
- * Counters for tests and the benchmark: nodes lowered from wasm and nodes moved from the
- * previous version, in versions without syntax errors and (`errors…`) in versions with them.
- */
-export const loweringReuseCounts = { lowered: 0, reused: 0, errorsLowered: 0, errorsReused: 0 };
+/** Counters for tests and the benchmark: nodes lowered from wasm and nodes moved from the previous version. */
+export const loweringReuseCounts = { lowered: 0, reused: 0 };
 
 /**
  * Lowers `tree` (a parse of `text` without syntax errors) reusing the previous lowered
@@ -81,31 +84,19 @@ export function lowerReusing(tree: Tree, text: string, previous: PreviousLowerin
 }
 
 /**
- * The lowering of `tree` (with syntax errors at `spots`, see {@link errorSpots}) reusing
- * `previous`, and the nodes it lowered from the wasm tree whose text touches an error:
- * a later version must not reuse those.
+ * Lowers `tree`, a parse of part of `source`'s text (a chunk, see chunked.ts), reusing the
+ * previous lowered subtrees as {@link lowerReusing} does, but leaving the numbering and the
+ * previous tree to whoever puts the parts together: the reused subtrees are returned with
+ * how far each moves, for {@link renumber}.
  */
-export function lowerErrorTreeReusing(
+export function lowerPartReusing(
   tree: Tree,
-  text: string,
-  previous: PreviousLowering | undefined,
-  spots: readonly { startIndex: number; endIndex: number }[],
-): { lowered: LoweredTree; unverified: Set<SyntaxNode> } {
-  const lowered = previous
-    ? lowerTree(tree, text, new PreviousSubtrees(previous, true))
-    : lowerTree(tree, text);
-  // A node whose text touches no error holds none; the nodes that do were all lowered
-  // from this tree (a reused one touches none), so the descent stays on the error paths.
-  const errors = new RangeIndex(spots);
-  const unverified = new Set<SyntaxNode>();
-  const stack = [lowered.root];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (!errors.touches(node.startIndex, node.endIndex)) continue;
-    unverified.add(node);
-    stack.push(...node.children);
-  }
-  return { lowered, unverified };
+  source: SourceText,
+  previous: PreviousLowering,
+): { root: LoweredNode; moved: ReadonlyMap<LoweredNode, number> } {
+  const reuse = new PreviousSubtrees(previous, true);
+  const { root } = lowerTree(tree, source.text, reuse, source);
+  return { root: root as LoweredNode, moved: reuse.moved };
 }
 
 /**
@@ -138,7 +129,7 @@ export function errorSpots(tree: Tree): TextRange[] {
  * a binary search: sorted by start, with the largest end so far. A broken file can have
  * thousands of error spots, and every node lowered or offered for reuse asks.
  */
-class RangeIndex {
+export class RangeIndex {
   private readonly starts: number[] = [];
   private readonly endsSoFar: number[] = [];
 
@@ -190,15 +181,15 @@ class PreviousSubtrees implements SubtreeSource {
   private readonly frames: Frame[] = [];
   /** The old counterpart the last `adopt` found but could not reuse: the next opened node's. */
   private counterpart: LoweredNode | undefined;
-  private readonly moved = new Map<LoweredNode, number>();
+  readonly moved = new Map<LoweredNode, number>();
   private readonly delta: number;
   private readonly changed: RangeIndex;
   private statementsByStart: Map<number, LoweredNode[]> | undefined;
 
-  /** `afterErrors`: the new tree has syntax errors (for the counters). */
+  /** `part`: the tree is one part of the text; `finish` neither numbers it nor cuts the previous tree. */
   constructor(
     private readonly previous: PreviousLowering,
-    private readonly afterErrors = false,
+    private readonly part = false,
   ) {
     this.delta = previous.span.newEnd - previous.span.oldEnd;
     this.changed = new RangeIndex(previous.changed);
@@ -292,18 +283,14 @@ class PreviousSubtrees implements SubtreeSource {
   }
 
   finish(root: LoweredNode, source: SourceText, lowered: number): LoweredTree {
+    // NOTE: a part's nodes are counted by chunked.ts (chunkCounts), not here.
+    if (this.part) return { root, nodeCount: lowered, byType: new Map() };
     const tree = renumber(root, source, this.moved);
     // A memo that still holds the old tree then keeps no later version alive through the
     // nodes this one did not take over (a moved node's parent is its new one).
     cutLoose(this.previous.root as LoweredNode, this.moved);
-    const reused = tree.nodeCount - lowered;
-    if (this.afterErrors) {
-      loweringReuseCounts.errorsLowered += lowered;
-      loweringReuseCounts.errorsReused += reused;
-    } else {
-      loweringReuseCounts.lowered += lowered;
-      loweringReuseCounts.reused += reused;
-    }
+    loweringReuseCounts.lowered += lowered;
+    loweringReuseCounts.reused += tree.nodeCount - lowered;
     return tree;
   }
 
@@ -325,11 +312,7 @@ class PreviousSubtrees implements SubtreeSource {
    */
   private untouched(from: number, to: number): boolean {
     const { start, newEnd } = this.previous.span;
-    return (
-      (to < start || from > newEnd) &&
-      ((fault === 'ignore-errors' && this.previous.unverified !== undefined) ||
-        !this.changed.touches(from, to))
-    );
+    return (to < start || from > newEnd) && !this.changed.touches(from, to);
   }
 }
 

@@ -5,6 +5,7 @@ import { Parser, Language, type Tree } from 'web-tree-sitter';
 import { join } from 'node:path';
 import { lowerTree, type LoweredTree } from './syntax';
 import { registerDirectWasm, verifyMemoryWalk } from './direct-walk';
+import { lowerChunked } from './chunked';
 
 let parserPromise: Promise<Parser> | undefined;
 
@@ -38,16 +39,20 @@ export interface ParsedSource extends LoweredTree {
 
 /**
  * Parses `text` and lowers it; the wasm tree is deleted before returning, so nothing
- * leaks in the wasm heap whatever the caller does with the result.
+ * leaks in the wasm heap whatever the caller does with the result. A text with syntax
+ * errors is lowered chunk by chunk (chunked.ts), so an error stays inside its chunk.
  */
 export function parseSource(parser: Parser, text: string): ParsedSource {
   const tree: Tree | null = parser.parse(text);
   if (!tree) throw new Error('tree-sitter returned no tree');
+  let hasError = false;
   try {
-    return { ...lowerTree(tree, text), hasError: tree.rootNode.hasError };
+    hasError = tree.rootNode.hasError;
+    if (!hasError) return { ...lowerTree(tree, text), hasError };
   } finally {
     tree.delete();
   }
+  return { ...lowerChunked(parser, text).lowered, hasError };
 }
 
 /** Parses without lowering and deletes the tree: the bare parse time the benchmarks compare against. */

@@ -255,13 +255,19 @@ function loweredTree(root: LoweredNode, index: IndexedLists): LoweredTree {
 
 /**
  * Converts the whole tree into {@link SyntaxNode}s, keeping named nodes and operator tokens;
- * with `reuse` (and a direct walk available), unchanged subtrees come from it instead.
+ * with `reuse` (and a direct walk available), unchanged subtrees come from it instead. The
+ * nodes share `source` when given (the parts of one text lowered apart, chunked.ts).
  */
-export function lowerTree(tree: Tree, text: string, reuse?: SubtreeSource): LoweredTree {
+export function lowerTree(
+  tree: Tree,
+  text: string,
+  reuse?: SubtreeSource,
+  source = new SourceText(text),
+): LoweredTree {
   // NOTE: the tables first: their first read calls into wasm, which may grow the heap a walk reads.
   const tables = languageTables(tree);
   const walk = openWalk(tree);
-  return walk ? lowerWalk(tables, text, walk, reuse) : lowerWithCursor(tree, text);
+  return walk ? lowerWalk(tables, source, walk, reuse) : lowerWithCursor(tree, source);
 }
 
 /**
@@ -270,11 +276,10 @@ export function lowerTree(tree: Tree, text: string, reuse?: SubtreeSource): Lowe
  */
 function lowerWalk(
   tables: LanguageTables,
-  text: string,
+  source: SourceText,
   walk: TreeWalk,
   reuse: SubtreeSource | undefined,
 ): LoweredTree {
-  const source = new SourceText(text);
   const { types, fields, named } = tables;
   const index = new IndexedLists();
   const finish = (root: LoweredNode) =>
@@ -330,8 +335,7 @@ function lowerWalk(
 }
 
 /** The same walk through the public TreeCursor API (used when the wasm exports are not reachable). */
-function lowerWithCursor(tree: Tree, text: string): LoweredTree {
-  const source = new SourceText(text);
+function lowerWithCursor(tree: Tree, source: SourceText): LoweredTree {
   const tables = languageTables(tree);
   const { types, fields, named } = tables;
   const index = new IndexedLists();

@@ -189,8 +189,11 @@ test('typing on through a syntax error carries from the error version, whose con
     carried.push(kindCarryCounts.carried - before);
   }
   session.trees.dispose();
-  // The first error changes the carry context (nothing is carried); the next keystrokes
-  // inside the comment keep it, and carry from the version before them.
-  assert.equal(carried[0], 0);
-  assert.ok(carried[1] > 0 && carried[2] > 0, `carried ${carried.join(', ')}`);
+  // The chunks the error does not reach keep their nodes, so even the first error version
+  // carries their functions; the next keystrokes inside the comment carry from the version
+  // before them.
+  assert.ok(
+    carried.every((count) => count > 0),
+    `carried ${carried.join(', ')}`,
+  );
 });

@@ -1,8 +1,8 @@
-// DocumentTrees across versions: a version with a syntax error is parsed afresh, yet its
-// lowering moves the previous version's unchanged subtrees over (the same objects, so later
-// stages can reuse their results), equals a fresh lowering of its text, and is what the next
-// version reuses; an edit inside a block re-parses a window of statements alone; no wasm
-// tree outlives its document.
+// DocumentTrees across versions: a version with a syntax error is lowered chunk by chunk,
+// parsing only the chunks that changed and moving the others over (the same objects, so later
+// stages can reuse their results); it equals a fresh lowering of its text and is what the
+// next version reuses; an edit inside a block re-parses a window of statements alone; no
+// wasm tree outlives its document.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
@@ -90,6 +90,7 @@ test('a version with a syntax error moves the unchanged functions over and the n
       'the unchanged function was lowered again',
     );
     assert.equal(trees.stats.liveTrees, 1, 'the base tree stays, unedited, behind the errors');
+    assert.equal(trees.stats.chunkedVersions, 1, 'only the changed chunk was parsed');
 
     // The `:` deleted: the text is the base's again, and the base is its tree (no parse).
     const fixed = change(trees, broken.text, at, 1, '');
@@ -98,29 +99,33 @@ test('a version with a syntax error moves the unchanged functions over and the n
     assert.equal(definition(fixed.parsed.root, 'second'), second);
     assert.deepEqual(
       [trees.stats.restoredBases, trees.stats.incrementalParses, trees.stats.freshParses],
-      [1, 0, 2],
+      [1, 0, 1],
     );
     assert.equal(trees.stats.liveTrees, 1);
 
-    // Broken again, then mended otherwise: the text is not the base's, which goes; a fresh parse.
+    // Broken again, then mended otherwise: the text is not the base's, which goes; its chunks
+    // parse clean, so it is lowered from them (no whole-file parse, and no base until one is needed).
     const again = change(trees, fixed.text, at, 0, ':');
     assert.equal(again.parsed.hasError, true);
     const mended = change(trees, again.text, at, 1, ' ');
     assert.equal(mended.parsed.hasError, false);
     assertLikeFresh(parser, mended.text, mended.parsed.root);
+    assert.equal(definition(mended.parsed.root, 'second'), second);
     assert.deepEqual(
       [trees.stats.restoredBases, trees.stats.incrementalParses, trees.stats.freshParses],
-      [1, 0, 4],
+      [1, 0, 1],
     );
-    assert.equal(trees.stats.liveTrees, 1);
+    assert.equal(trees.stats.chunkedVersions, 3);
+    assert.equal(trees.stats.liveTrees, 0);
   }));
 
 test('a tree no version needs is deleted after the turn, or at the next parse', async () => {
   const parser = await initParser({ wasmDir });
   const trees = new DocumentTrees(parser);
   const at = SOURCE.indexOf('view(-1)') + 'view(-1)'.length;
-  trees.parse('doc', SOURCE);
-  const broken = change(trees, SOURCE, at, 0, ':');
+  // Opened with an error: the whole-file parse says so, and its tree is no base.
+  const opened = SOURCE.slice(0, at) + ':' + SOURCE.slice(at);
+  const broken = { text: opened, parsed: trees.parse('doc', opened) };
   assert.equal(broken.parsed.hasError, true);
   assert.equal(trees.stats.discardedTrees, 1, "the fresh parse's tree, with errors, is no base");
   await new Promise((resolve) => setImmediate(resolve));
@@ -144,7 +149,8 @@ test('a document opened with a syntax error keeps no tree, yet reuses its error-
     const first = definition(opened.root, 'first');
     const second = definition(opened.root, 'second');
 
-    // Another edit: no base tree to re-parse from, but what has no error moves over.
+    // Another edit, in another chunk: the chunks it did not touch move over, the one with
+    // the error too (its text, and so its parse, is the same).
     const typed = change(trees, unfinished, unfinished.indexOf('torch'), 0, 'q');
     assert.equal(typed.parsed.hasError, true);
     assertLikeFresh(parser, typed.text, typed.parsed.root);
@@ -153,20 +159,21 @@ test('a document opened with a syntax error keeps no tree, yet reuses its error-
       second,
       'the error-free function was lowered again',
     );
-    assert.notEqual(
+    assert.equal(
       definition(typed.parsed.root, 'first'),
       first,
-      'the function with the error must be lowered again',
+      'the unchanged chunk with the error was parsed again',
     );
 
-    // Finishing the expression: the first clean version becomes the base.
+    // Finishing the expression: every chunk parses clean, so the text does; its lowering
+    // comes from them, and the second function keeps its nodes.
     const finishedAt = typed.text.indexOf('view(-1) +') + 'view(-1) +'.length;
     const finished = change(trees, typed.text, finishedAt, 0, ' 1');
     assert.equal(finished.parsed.hasError, false);
     assertLikeFresh(parser, finished.text, finished.parsed.root);
     assert.equal(definition(finished.parsed.root, 'second'), second);
-    assert.equal(trees.stats.liveTrees, 1);
-    assert.equal(trees.stats.freshParses, 3);
+    assert.equal(trees.stats.freshParses, 1, 'only the open parsed the whole file');
+    assert.equal(trees.stats.chunkedVersions, 2);
   }));
 
 test('an old tree still held (a memo) keeps no later version alive', () =>
