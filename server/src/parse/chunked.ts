@@ -5,7 +5,14 @@
 // objects, offsets shifted), as a window re-parse moves them (window-parse.ts).
 import type { Parser, Range } from 'web-tree-sitter';
 import { chunkStarts } from './chunks';
-import { cutLoose, lowerPartReusing, renumber, type NodeSet, type TextSpan } from './lower-reuse';
+import {
+  cutLoose,
+  lowerPartReusing,
+  mayHoldStatements,
+  renumber,
+  type NodeSet,
+  type TextSpan,
+} from './lower-reuse';
 import { indexSlotOf, LoweredNode, lowerTree, SourceText, type LoweredTree, type SyntaxNode } from './syntax';
 
 /** One chunk of a chunked lowering: its bounds and its module-level nodes. */
@@ -16,6 +23,16 @@ export interface ChunkRecord {
   /** For a chunk just parsed: the previous version's subtrees its lowering took, with how far each moves. */
   moved?: ReadonlyMap<LoweredNode, number>;
   hasError: boolean;
+  /** For a chunk with errors: its nodes no later lowering may reuse (see {@link ChunkErrorNodes}). */
+  unverified?: UnverifiedNodes;
+}
+
+/** The nodes of a chunk with errors that no later lowering may reuse. */
+interface UnverifiedNodes {
+  /** Nodes lowered from the chunk's tree, each alone (the previous version's equals are not among them). */
+  fresh: LoweredNode[];
+  /** Nodes put back from the previous version that were unverified there, with their subtrees. */
+  subtrees: LoweredNode[];
 }
 
 /** A chunked lowering: the tree, and its chunks for the next version to reuse. */
@@ -23,7 +40,7 @@ export interface ChunkedLowering {
   lowered: LoweredTree;
   chunks: ChunkRecord[];
   hasError: boolean;
-  /** Every node of the chunks with errors (see {@link ErrorChunkNodes}). */
+  /** The nodes of the chunks with errors no later lowering may reuse (see {@link ChunkErrorNodes}). */
   unverified: NodeSet;
 }
 
@@ -61,7 +78,7 @@ export function planChunks(parser: Parser, text: string, previous?: PreviousChun
     const end = i + 1 < starts.length ? starts[i + 1] : text.length;
     const old = reusable.get(start);
     if (old && old.end - old.start === end - start) {
-      chunks.push({ start, end, nodes: old.nodes, hasError: old.hasError });
+      chunks.push({ start, end, nodes: old.nodes, hasError: old.hasError, unverified: old.unverified });
       shifts.push(start - old.start);
       chunkCounts.reused++;
     } else {
@@ -114,12 +131,12 @@ export function assembleChunks(plan: ChunkPlan, previousRoot?: SyntaxNode): Chun
   });
   const lowered = renumber(root, source, moved);
   if (previousRoot) cutLoose(previousRoot as LoweredNode, moved);
-  const withErrors = plan.chunks.filter((chunk) => chunk.hasError).flatMap((chunk) => chunk.nodes);
+  const withErrors = plan.chunks.flatMap((chunk) => (chunk.unverified ? [chunk.unverified] : []));
   return {
     lowered,
     chunks: plan.chunks,
     hasError: plan.hasError,
-    unverified: new ErrorChunkNodes(root, withErrors),
+    unverified: new ChunkErrorNodes(root, withErrors),
   };
 }
 
@@ -168,36 +185,43 @@ function unchangedChunks(previous: PreviousChunks, length: number): Map<number, 
 }
 
 /**
- * The nodes of the chunks with syntax errors, which no later lowering reuses apart from
- * their whole chunk: tree-sitter's error recovery can shape a node near an error without
- * an error inside it (a tuple on the right of an assignment became a `pattern_list` when a
- * `)` was typed on the next line), so no error-free look tells such a node from a sound one.
- * A node is one when its module-level ancestor is one of `tops` (or it is the module).
+ * The nodes of the chunks with syntax errors that no later lowering reuses: tree-sitter's
+ * error recovery can shape a node near an error without an error inside it (a tuple on the
+ * right of an assignment became a `pattern_list` when a `)` was typed on the next line), so
+ * no error-free look tells such a node from a sound one. A node of such a chunk lowered
+ * from its tree is one; a statement put back from the previous version because it had the
+ * same shape (see {@link transplant}) is one only if it was one there. The module is one.
  */
-class ErrorChunkNodes implements NodeSet {
-  private readonly tops: ReadonlySet<SyntaxNode>;
+class ChunkErrorNodes implements NodeSet {
+  private readonly fresh = new Set<SyntaxNode>();
+  private readonly subtrees = new Set<SyntaxNode>();
   constructor(
     private readonly root: SyntaxNode,
-    tops: readonly SyntaxNode[],
+    chunks: readonly UnverifiedNodes[],
   ) {
-    this.tops = new Set(tops);
+    for (const chunk of chunks) {
+      for (const node of chunk.fresh) this.fresh.add(node);
+      for (const node of chunk.subtrees) this.subtrees.add(node);
+    }
+    if (chunks.length) this.fresh.add(root);
   }
   get size(): number {
-    return this.tops.size;
+    return this.fresh.size + this.subtrees.size;
   }
   has(node: SyntaxNode): boolean {
-    if (this.tops.size === 0) return false;
-    if (node === this.root) return true;
-    let top = node;
-    while (top.parent && top.parent !== this.root) top = top.parent;
-    return this.tops.has(top);
+    if (this.fresh.has(node)) return true;
+    if (this.subtrees.size === 0) return false;
+    for (let at: SyntaxNode | null = node; at && at !== this.root; at = at.parent)
+      if (this.subtrees.has(at)) return true;
+    return false;
   }
 }
 
 /**
  * Parses `[start, end)` of `source`'s text alone and lowers it (nodes at their offsets in
  * the text). A chunk without syntax errors reuses the previous version's subtrees whose
- * text did not change (see lower-reuse.ts); one with errors is lowered afresh.
+ * text did not change (see lower-reuse.ts); one with errors is lowered afresh, and then
+ * takes back the previous statements it has the same shape as (see {@link transplant}).
  */
 function parseChunk(
   parser: Parser,
@@ -235,7 +259,12 @@ function parseChunk(
     const top = part.root;
     // NOTE: a chunk that fails whole can come back as an ERROR root instead of a module.
     const nodes = top.type === 'module' ? [...top.children] : [top];
-    return { start, end, nodes, hasError, moved: part.moved ?? new Map() };
+    if (part.moved) return { start, end, nodes, hasError, moved: part.moved };
+    const taken = previous
+      ? transplant(nodes, previous, start, end)
+      : { moved: new Map<LoweredNode, number>(), unverifiedTwins: new Set<LoweredNode>() };
+    const unverified = hasError ? unverifiedOf(nodes, taken.moved, taken.unverifiedTwins) : undefined;
+    return { start, end, nodes, hasError, moved: taken.moved, ...(unverified ? { unverified } : {}) };
   } finally {
     tree.delete();
   }
@@ -245,4 +274,110 @@ function parseChunk(
 function firstTokenStart(text: string): number {
   const match = /[^ \t\f\r\n]/.exec(text);
   return match ? match.index : text.length;
+}
+
+/** Node types whose children are statements. */
+const STATEMENT_PARENTS = new Set(['module', 'block', 'ERROR']);
+
+/**
+ * In the new nodes of a chunk with errors (lowered afresh, see {@link ChunkErrorNodes}), puts
+ * in place of each statement the previous version's statement that lies outside the edit
+ * and has the same shape (type, field, extent, operator, all the way down): the same
+ * objects for unchanged code, which later stages reuse their results for. Returns the
+ * statements put back, with how far each moves, and those that were unverified there.
+ */
+function transplant(
+  nodes: LoweredNode[],
+  previous: PreviousChunks,
+  start: number,
+  end: number,
+): { moved: Map<LoweredNode, number>; unverifiedTwins: ReadonlySet<LoweredNode> } {
+  const { span } = previous;
+  const delta = span.newEnd - span.oldEnd;
+  // The previous statements outside the edit, by where they start in the new text.
+  const byStart = new Map<number, LoweredNode[]>();
+  const oldStart = start < span.start ? start : start - delta;
+  const oldEnd = end <= span.start ? end : end - delta;
+  const stack = [previous.root as LoweredNode];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.endIndex < oldStart || node.startIndex > oldEnd) continue;
+    const statements = STATEMENT_PARENTS.has(node.type);
+    for (const child of node.children) {
+      // NOTE: an expression holds no statement; the walk stays on what may.
+      if (mayHoldStatements(child.type)) stack.push(child);
+      if (!statements) continue;
+      const at =
+        child.endIndex <= span.start
+          ? child.startIndex
+          : child.startIndex >= span.oldEnd
+            ? child.startIndex + delta
+            : -1;
+      if (at === -1) continue;
+      const list = byStart.get(at);
+      if (list) list.push(child);
+      else byStart.set(at, [child]);
+    }
+  }
+  const moved = new Map<LoweredNode, number>();
+  const unverifiedTwins = new Set<LoweredNode>();
+  const visit = (parent: LoweredNode | null, list: LoweredNode[]) => {
+    for (let i = 0; i < list.length; i++) {
+      const node = list[i];
+      const twin =
+        parent === null || STATEMENT_PARENTS.has(parent.type)
+          ? byStart
+              .get(node.startIndex)
+              ?.find((old) => !moved.has(old) && sameShape(old, node, node.startIndex - old.startIndex))
+          : undefined;
+      if (!twin) {
+        visit(node, node.children);
+        continue;
+      }
+      // NOTE: asked before its parent changes (the previous lowering looks up its ancestors).
+      if (previous.unverified.has(twin)) unverifiedTwins.add(twin);
+      twin.parent = node.parent;
+      list[i] = twin;
+      moved.set(twin, node.startIndex - twin.startIndex);
+    }
+  };
+  visit(null, nodes);
+  return { moved, unverifiedTwins };
+}
+
+/** Whether `old`, moved by `shift`, has the shape of `node` all the way down. */
+function sameShape(old: LoweredNode, node: LoweredNode, shift: number): boolean {
+  if (
+    old.type !== node.type ||
+    old.field !== node.field ||
+    old.startIndex + shift !== node.startIndex ||
+    old.endIndex + shift !== node.endIndex ||
+    old.operator !== node.operator ||
+    old.children.length !== node.children.length
+  )
+    return false;
+  for (let i = 0; i < old.children.length; i++)
+    if (!sameShape(old.children[i], node.children[i], shift)) return false;
+  return true;
+}
+
+/** The nodes of a chunk with errors no later lowering may reuse (see {@link ChunkErrorNodes}). */
+function unverifiedOf(
+  nodes: readonly LoweredNode[],
+  moved: ReadonlyMap<LoweredNode, number>,
+  unverifiedTwins: ReadonlySet<LoweredNode>,
+): UnverifiedNodes {
+  const fresh: LoweredNode[] = [];
+  const subtrees: LoweredNode[] = [];
+  const stack = [...nodes];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (moved.has(node)) {
+      if (unverifiedTwins.has(node)) subtrees.push(node);
+      continue;
+    }
+    fresh.push(node);
+    stack.push(...node.children);
+  }
+  return { fresh, subtrees };
 }

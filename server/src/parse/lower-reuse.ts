@@ -158,7 +158,7 @@ export class RangeIndex {
 const STATEMENT_PARENTS = new Set(['module', 'block', 'ERROR']);
 
 /** Whether a node of this type may have a block somewhere under it (expressions have none). */
-function mayHoldStatements(type: string): boolean {
+export function mayHoldStatements(type: string): boolean {
   return (
     STATEMENT_PARENTS.has(type) ||
     type.endsWith('_statement') ||
