@@ -189,11 +189,8 @@ test('typing on through a syntax error carries from the error version, whose con
     carried.push(kindCarryCounts.carried - before);
   }
   session.trees.dispose();
-  // The chunks the error does not reach keep their nodes, so even the first error version
-  // carries their functions; the next keystrokes inside the comment carry from the version
-  // before them.
-  assert.ok(
-    carried.every((count) => count > 0),
-    `carried ${carried.join(', ')}`,
-  );
+  // The keystrokes after the first error, inside the comment, carry from the version before
+  // them. (The first error version carries only what its chunk does not hold: here nothing,
+  // the file's small definitions running together in one chunk.)
+  assert.ok(carried[1] > 0 && carried[2] > 0, `carried ${carried.join(', ')}`);
 });

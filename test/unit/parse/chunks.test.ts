@@ -3,12 +3,12 @@
 // chunk keeps each error inside its chunk.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunkStarts } from '../../../server/src/parse/chunks';
+import { chunkHeads, chunkStarts } from '../../../server/src/parse/chunks';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { wasmDir } from '../../helpers/paths';
 
 /** The first line of each chunk of `text`. */
-const heads = (text: string) => chunkStarts(text).map((start) => text.slice(start).split('\n')[0]);
+const heads = (text: string) => chunkHeads(text).map((start) => text.slice(start).split('\n')[0]);
 
 test('chunks start at column-0 definitions and decorators; a decorated definition stays whole', () => {
   const text = [
@@ -53,10 +53,30 @@ test('a column-0 definition after an unclosed bracket starts a chunk: it cannot 
   assert.deepEqual(heads('x = (a\n@b)\n'), ['x = (a']);
 });
 
+test('small chunks run together, and an edit moves no group boundary away from it', () => {
+  const text = Array.from({ length: 5_000 }, (_, i) => `def f${i}(x):\n    return x + ${i}\n`).join('\n');
+  const starts = chunkStarts(text);
+  const heads = new Set(chunkHeads(text));
+  assert.ok(
+    starts.every((start) => heads.has(start)),
+    'every chunk starts at a head',
+  );
+  assert.ok(starts.length > 300 && starts.length < 1_200, `${starts.length} chunks of 5,000 functions`);
+  // A line typed into function 2,500: the boundaries before it stay, those after it move by its length.
+  const at = text.indexOf('def f2500(');
+  const typed = '    y = 1\n';
+  const edited = text.slice(0, at) + 'def f2500(x):\n' + typed + text.slice(at + 'def f2500(x):\n'.length);
+  const after = chunkStarts(edited);
+  const shifted = (start: number) => (start <= at ? start : start + typed.length);
+  assert.deepEqual(after, starts.map(shifted));
+});
+
 test('a syntax error stays inside its chunk: the other functions keep their nodes', async () => {
   const parser = await initParser({ wasmDir });
-  const good = 'def a(x):\n    return x.view(2, 3)\n\n';
-  const broken = 'def b(x):\n    return x.view(2,\n\n';
+  // Functions long enough to be chunks of their own (small ones run together).
+  const body = Array.from({ length: 24 }, (_, i) => `    y${i} = x.view(2, 3) + ${i}\n`).join('');
+  const good = `def a(x):\n${body}    return x.view(2, 3)\n\n`;
+  const broken = `def b(x):\n${body}    return x.view(2,\n\n`;
   const parsed = parseSource(parser, good + broken + good.replace('def a', 'def c'));
   assert.equal(parsed.hasError, true);
   const names = parsed.root.children

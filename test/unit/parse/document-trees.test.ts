@@ -28,6 +28,12 @@ const SOURCE = [
   '',
 ].join('\n');
 
+/** SOURCE with each part long enough to be a chunk of its own (small ones run together, chunks.ts). */
+const PADDING = Array.from({ length: 24 }, (_, i) => `    pad${i} = ${i} * 2\n`).join('');
+const LONG_SOURCE = `# ${'A module comment. '.repeat(24)}\n${SOURCE}`
+  .replace('def first(x):\n', `def first(x):\n${PADDING}`)
+  .replace('def second(batch):\n', `def second(batch):\n${PADDING}`);
+
 /** Every node's type, field and extent in document order, with its id. */
 function shape(root: SyntaxNode): string {
   const lines: string[] = [];
@@ -142,7 +148,7 @@ test('a tree no version needs is deleted after the turn, or at the next parse', 
 
 test('a document opened with a syntax error keeps no tree, yet reuses its error-free subtrees', () =>
   withTrees((trees, parser) => {
-    const unfinished = SOURCE.replace('y = x.view(-1)', 'y = x.view(-1) +');
+    const unfinished = LONG_SOURCE.replace('y = x.view(-1)', 'y = x.view(-1) +');
     const opened = trees.parse('doc', unfinished);
     assert.equal(opened.hasError, true);
     assert.equal(trees.stats.liveTrees, 0, 'a tree with errors is no base');
