@@ -67,8 +67,10 @@ test('small chunks run together, and an edit moves no group boundary away from i
   const typed = '    y = 1\n';
   const edited = text.slice(0, at) + 'def f2500(x):\n' + typed + text.slice(at + 'def f2500(x):\n'.length);
   const after = chunkStarts(edited);
+  // (The boundary at the edited function itself may come or go: its two first lines changed.)
   const shifted = (start: number) => (start <= at ? start : start + typed.length);
-  assert.deepEqual(after, starts.map(shifted));
+  const away = (start: number) => start !== at;
+  assert.deepEqual(after.filter(away), starts.map(shifted).filter(away));
 });
 
 test('a syntax error stays inside its chunk: the other functions keep their nodes', async () => {
