@@ -5,7 +5,8 @@
 import type { Parser } from 'web-tree-sitter';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
 import type { TextDocumentsConfiguration } from 'vscode-languageserver';
-import { DocumentTrees, spanningEdit, type TextEdit } from './parse/incremental';
+import { DocumentTrees } from './parse/incremental';
+import { spanningEdit, type TextEdit } from './parse/edit-spans';
 import { KindCarry } from './analysis/kind-carry';
 import { URI } from 'vscode-uri';
 import { analyzeText, type FileAnalysis } from './analyzer';

@@ -10,6 +10,7 @@ import {
   lowerPartReusing,
   mayHoldStatements,
   renumber,
+  STATEMENT_PARENTS,
   type NodeSet,
   type TextSpan,
 } from './lower-reuse';
@@ -275,9 +276,6 @@ function firstTokenStart(text: string): number {
   const match = /[^ \t\f\r\n]/.exec(text);
   return match ? match.index : text.length;
 }
-
-/** Node types whose children are statements. */
-const STATEMENT_PARENTS = new Set(['module', 'block', 'ERROR']);
 
 /**
  * In the new nodes of a chunk with errors (lowered afresh, see {@link ChunkErrorNodes}), puts

@@ -129,7 +129,7 @@ export function errorSpots(tree: Tree): TextRange[] {
  * a binary search: sorted by start, with the largest end so far. A broken file can have
  * thousands of error spots, and every node lowered or offered for reuse asks.
  */
-export class RangeIndex {
+class RangeIndex {
   private readonly starts: number[] = [];
   private readonly endsSoFar: number[] = [];
 
@@ -155,7 +155,8 @@ export class RangeIndex {
   }
 }
 
-const STATEMENT_PARENTS = new Set(['module', 'block', 'ERROR']);
+/** Node types whose children are statements. */
+export const STATEMENT_PARENTS: ReadonlySet<string> = new Set(['module', 'block', 'ERROR']);
 
 /** Whether a node of this type may have a block somewhere under it (expressions have none). */
 export function mayHoldStatements(type: string): boolean {

@@ -2,7 +2,7 @@
 // span of every edit since the last re-parse to where the texts still differ.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { narrowSpan } from '../../../server/src/parse/incremental';
+import { narrowSpan } from '../../../server/src/parse/edit-spans';
 
 /** Applies `span` of `before` with the text it has in `after`, as tree-sitter's edit would. */
 function apply(
