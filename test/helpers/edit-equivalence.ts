@@ -10,6 +10,7 @@ import { analyzeText, type FileAnalysis } from '../../server/src/analyzer';
 import type { SyntaxNode } from '../../server/src/parse/syntax';
 import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
+import { generateTrainerFile } from '../perf/generate-trainer';
 import { repoRoot } from './paths';
 
 /** A script whose loaders are known by name only (weak tensor facts). */
@@ -34,6 +35,14 @@ export function realLikeFiles(): { name: string; text: string }[] {
     // Loaders known by name only: the tensor-evidence calls a carried function makes again.
     { name: LOADER_HELPERS, text: readFileSync(join(repoRoot, LOADER_HELPERS), 'utf8') },
   ];
+}
+
+/** Files that are mostly one large class (parsed member by member when they have errors: class-chunks.ts). */
+export function largeClassFiles(): { name: string; text: string }[] {
+  return [44, 45].map((seed) => ({
+    name: `generated trainer seed ${seed}`,
+    text: generateTrainerFile({ methods: 30, seed }),
+  }));
 }
 
 /**
@@ -98,10 +107,14 @@ export function runEditEquivalence(input: {
   episodeLength?: number;
   /** Only the real-like files with these names (all by default). */
   only?: readonly string[];
+  /** Other files instead of the real-like ones. */
+  files?: { name: string; text: string }[];
 }): EquivalenceRun {
   const { parser, edits, seed } = input;
   const episodeLength = input.episodeLength ?? 200;
-  const files = realLikeFiles().filter((file) => !input.only || input.only.includes(file.name));
+  const files = (input.files ?? realLikeFiles()).filter(
+    (file) => !input.only || input.only.includes(file.name),
+  );
   const session = new Session(parser, () => []);
   session.setEditorSettings({});
   const documents = editTrackingDocuments(() => session);

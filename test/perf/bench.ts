@@ -230,6 +230,14 @@ async function main(): Promise<void> {
     const zoo = generateModelZooFile({ classes: 30, variants: 330, seed: 7 });
     for (const keystroke of ['identifier', 'comment', 'statement'] as const)
       cases.push({ label: 'generated model zoo over stdio', text: zoo, keystroke, target: 50, stdio: true });
+    // BENCH_CASES=text: only the rows whose label or keystroke contains one of the comma-separated texts.
+    const caseFilter = process.env.BENCH_CASES?.split(',');
+    if (caseFilter)
+      cases.splice(
+        0,
+        cases.length,
+        ...cases.filter((c) => caseFilter.some((part) => `${c.label} ${c.keystroke}`.includes(part))),
+      );
     const latencies: EditLatency[] = [];
     for (const c of cases) {
       const latency = await measureEditLatency({

@@ -2,18 +2,13 @@
 // alone and the module-level nodes of every chunk go under one module node. An error then
 // stays inside its chunk, and a keystroke in one chunk re-parses that chunk alone: the
 // other chunks' nodes, whose text is unchanged, move over from the last version (same
-// objects, offsets shifted), as a window re-parse moves them (window-parse.ts).
+// objects, offsets shifted), as a window re-parse moves them (window-parse.ts). A chunk
+// that is one large class is parsed in groups of its members (class-chunks.ts).
 import type { Parser, Range } from 'web-tree-sitter';
 import { chunkStarts } from './chunks';
-import {
-  cutLoose,
-  lowerPartReusing,
-  mayHoldStatements,
-  renumber,
-  STATEMENT_PARENTS,
-  type NodeSet,
-  type TextSpan,
-} from './lower-reuse';
+import { lowerClassChunk, shiftSplit, splitOfWholeClass, type ClassSplit } from './class-chunks';
+import { cutLoose, lowerPartReusing, renumber, type NodeSet, type TextSpan } from './lower-reuse';
+import { transplant, unverifiedOf, type UnverifiedNodes } from './transplant';
 import { indexSlotOf, LoweredNode, lowerTree, SourceText, type LoweredTree, type SyntaxNode } from './syntax';
 
 /** One chunk of a chunked lowering: its bounds and its module-level nodes. */
@@ -26,14 +21,8 @@ export interface ChunkRecord {
   hasError: boolean;
   /** For a chunk with errors: its nodes no later lowering may reuse (see {@link ChunkErrorNodes}). */
   unverified?: UnverifiedNodes;
-}
-
-/** The nodes of a chunk with errors that no later lowering may reuse. */
-interface UnverifiedNodes {
-  /** Nodes lowered from the chunk's tree, each alone (the previous version's equals are not among them). */
-  fresh: LoweredNode[];
-  /** Nodes put back from the previous version that were unverified there, with their subtrees. */
-  subtrees: LoweredNode[];
+  /** For a large class: its groups of members (class-chunks.ts). */
+  split?: ClassSplit;
 }
 
 /** A chunked lowering: the tree, and its chunks for the next version to reuse. */
@@ -79,11 +68,24 @@ export function planChunks(parser: Parser, text: string, previous?: PreviousChun
     const end = i + 1 < starts.length ? starts[i + 1] : text.length;
     const old = reusable.get(start);
     if (old && old.end - old.start === end - start) {
-      chunks.push({ start, end, nodes: old.nodes, hasError: old.hasError, unverified: old.unverified });
-      shifts.push(start - old.start);
+      const { nodes, hasError, unverified, split } = old;
+      const shift = start - old.start;
+      chunks.push({
+        start,
+        end,
+        nodes,
+        hasError,
+        unverified,
+        ...(split ? { split: shiftSplit(split, shift) } : {}),
+      });
+      shifts.push(shift);
       chunkCounts.reused++;
     } else {
-      chunks.push(parseChunk(parser, source, start, end, previous));
+      const edited = previous && editedChunk(previous, start);
+      chunks.push(
+        lowerClassChunk(parser, source, start, end, previous, edited) ??
+          parseChunk(parser, source, start, end, previous),
+      );
       shifts.push(0);
     }
   }
@@ -165,7 +167,8 @@ export function chunksOfWholeLowering(root: SyntaxNode): ChunkRecord[] | undefin
       if (node.startIndex < start || node.endIndex > end) return undefined;
       nodes.push(node);
     }
-    chunks.push({ start, end, nodes, hasError: false });
+    const split = splitOfWholeClass(text, start, end, nodes);
+    chunks.push({ start, end, nodes, hasError: false, ...(split ? { split } : {}) });
   }
   return next === root.children.length ? chunks : undefined;
 }
@@ -183,6 +186,12 @@ function unchangedChunks(previous: PreviousChunks, length: number): Map<number, 
     else if (chunk.start >= span.oldEnd && chunk.end + delta <= length) found.set(chunk.start + delta, chunk);
   }
   return found;
+}
+
+/** The previous chunk that started at `start` and holds the edit's start: the chunk edited, which began before it. */
+function editedChunk(previous: PreviousChunks, start: number): ChunkRecord | undefined {
+  if (start >= previous.span.start) return undefined;
+  return previous.chunks.find((chunk) => chunk.start === start && chunk.end >= previous.span.start);
 }
 
 /**
@@ -275,107 +284,4 @@ function parseChunk(
 function firstTokenStart(text: string): number {
   const match = /[^ \t\f\r\n]/.exec(text);
   return match ? match.index : text.length;
-}
-
-/**
- * In the new nodes of a chunk with errors (lowered afresh, see {@link ChunkErrorNodes}), puts
- * in place of each statement the previous version's statement that lies outside the edit
- * and has the same shape (type, field, extent, operator, all the way down): the same
- * objects for unchanged code, which later stages reuse their results for. Returns the
- * statements put back, with how far each moves, and those that were unverified there.
- */
-function transplant(
-  nodes: LoweredNode[],
-  previous: PreviousChunks,
-  start: number,
-  end: number,
-): { moved: Map<LoweredNode, number>; unverifiedTwins: ReadonlySet<LoweredNode> } {
-  const { span } = previous;
-  const delta = span.newEnd - span.oldEnd;
-  // The previous statements outside the edit, by where they start in the new text.
-  const byStart = new Map<number, LoweredNode[]>();
-  const oldStart = start < span.start ? start : start - delta;
-  const oldEnd = end <= span.start ? end : end - delta;
-  const stack = [previous.root as LoweredNode];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (node.endIndex < oldStart || node.startIndex > oldEnd) continue;
-    const statements = STATEMENT_PARENTS.has(node.type);
-    for (const child of node.children) {
-      // NOTE: an expression holds no statement; the walk stays on what may.
-      if (mayHoldStatements(child.type)) stack.push(child);
-      if (!statements) continue;
-      const at =
-        child.endIndex <= span.start
-          ? child.startIndex
-          : child.startIndex >= span.oldEnd
-            ? child.startIndex + delta
-            : -1;
-      if (at === -1) continue;
-      const list = byStart.get(at);
-      if (list) list.push(child);
-      else byStart.set(at, [child]);
-    }
-  }
-  const moved = new Map<LoweredNode, number>();
-  const unverifiedTwins = new Set<LoweredNode>();
-  const visit = (parent: LoweredNode | null, list: LoweredNode[]) => {
-    for (let i = 0; i < list.length; i++) {
-      const node = list[i];
-      const twin =
-        parent === null || STATEMENT_PARENTS.has(parent.type)
-          ? byStart
-              .get(node.startIndex)
-              ?.find((old) => !moved.has(old) && sameShape(old, node, node.startIndex - old.startIndex))
-          : undefined;
-      if (!twin) {
-        visit(node, node.children);
-        continue;
-      }
-      // NOTE: asked before its parent changes (the previous lowering looks up its ancestors).
-      if (previous.unverified.has(twin)) unverifiedTwins.add(twin);
-      twin.parent = node.parent;
-      list[i] = twin;
-      moved.set(twin, node.startIndex - twin.startIndex);
-    }
-  };
-  visit(null, nodes);
-  return { moved, unverifiedTwins };
-}
-
-/** Whether `old`, moved by `shift`, has the shape of `node` all the way down. */
-function sameShape(old: LoweredNode, node: LoweredNode, shift: number): boolean {
-  if (
-    old.type !== node.type ||
-    old.field !== node.field ||
-    old.startIndex + shift !== node.startIndex ||
-    old.endIndex + shift !== node.endIndex ||
-    old.operator !== node.operator ||
-    old.children.length !== node.children.length
-  )
-    return false;
-  for (let i = 0; i < old.children.length; i++)
-    if (!sameShape(old.children[i], node.children[i], shift)) return false;
-  return true;
-}
-
-/** The nodes of a chunk with errors no later lowering may reuse (see {@link ChunkErrorNodes}). */
-function unverifiedOf(
-  nodes: readonly LoweredNode[],
-  moved: ReadonlyMap<LoweredNode, number>,
-  unverifiedTwins: ReadonlySet<LoweredNode>,
-): UnverifiedNodes {
-  const fresh: LoweredNode[] = [];
-  const subtrees: LoweredNode[] = [];
-  const stack = [...nodes];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (moved.has(node)) {
-      if (unverifiedTwins.has(node)) subtrees.push(node);
-      continue;
-    }
-    fresh.push(node);
-    stack.push(...node.children);
-  }
-  return { fresh, subtrees };
 }

@@ -21,7 +21,7 @@ export function chunkStarts(text: string): number[] {
   // NOTE: a `#` typed and deleted brings the same text back; its scan (1 ms on 5,000 lines) is kept.
   const known = recent.find((entry) => entry.text === text);
   if (known) return known.starts;
-  const starts = groupSmallChunks(text, chunkHeads(text));
+  const starts = groupSmallChunks(text, chunkHeads(text), text.length);
   recent.unshift({ text, starts });
   recent.length = Math.min(recent.length, RECENT_TEXTS);
   return starts;
@@ -41,12 +41,18 @@ const GROUPING = 8;
  * 0.1 ms however short it is (5,000 one-line functions took 420 ms against 33 ms for the
  * whole file). A start after a chunk shorter than {@link SMALL_CHUNK} is kept only when its
  * first two lines hash to 0 modulo {@link GROUPING}, so which starts are kept depends only on
- * the text next to each: an edit moves no group boundary away from it.
+ * the text next to each: an edit moves no group boundary away from it. The start of a chunk
+ * of {@link SPLIT_CLASS} characters or more is always kept: a large class is cut into
+ * groups of members only when it starts its chunk (class-chunks.ts).
  */
-function groupSmallChunks(text: string, starts: number[]): number[] {
+function groupSmallChunks(text: string, starts: number[], end: number): number[] {
   const kept = [starts[0]];
   for (let i = 1; i < starts.length; i++) {
-    if (starts[i] - starts[i - 1] >= SMALL_CHUNK || lineHash(text, starts[i]) % GROUPING === 0)
+    if (
+      starts[i] - starts[i - 1] >= SMALL_CHUNK ||
+      lineHash(text, starts[i]) % GROUPING === 0 ||
+      (starts[i + 1] ?? end) - starts[i] >= SPLIT_CLASS
+    )
       kept.push(starts[i]);
   }
   return kept;
@@ -83,24 +89,124 @@ function lineHash(text: string, start: number): number {
  */
 export function chunkHeads(text: string): number[] {
   const starts = [0];
+  let decorating = false;
+  scanLines(text, 0, text.length, (i, depth) => {
+    const head = text.slice(i, i + HEAD_LENGTH);
+    if (!CHUNK_HEAD.test(head) || (depth > 0 && !DEFINITION.test(head))) return depth;
+    if (!decorating) starts.push(i);
+    decorating = head[0] === '@';
+    return 0;
+  });
+  return starts;
+}
+
+/** A class chunk at least this long is cut between its members when it is parsed (class-chunks.ts). */
+export const SPLIT_CLASS = 8_000;
+
+/** A compound statement's header at column 0: after it, lines indented like a class body are its body. */
+const COMPOUND_HEAD = /^(?:if|elif|else|for|while|try|except|finally|with|async|match|def|class)\b|^@/;
+
+/** How a class chunk is cut: the lines of its header, then groups of its members. */
+export interface ClassCuts {
+  /** Where the `class` line starts: after the decorators of a decorated class, the chunk's start otherwise. */
+  classStart: number;
+  /** Where the header's lines end: the start of the body's first line with code. */
+  headerEnd: number;
+  /** The starts of the member groups after the first, in order (the first starts with the chunk). */
+  cuts: number[];
+}
+
+/**
+ * The cuts of the chunk `[start, end)` when it is a class, decorated or not, of at least
+ * {@link SPLIT_CLASS} characters (or `minLength`): before each line of its body that begins a definition or
+ * a decorator at the body's indentation (outside strings, brackets and continued lines; a
+ * decorated definition stays whole), small groups run together as chunks do (see
+ * {@link groupSmallChunks}). No cut comes after a compound statement's header or a
+ * definition at column 0 (a body like the class's may follow it), nor right after a
+ * comment indented less than the body (the next code line decides its block). A
+ * definition at the body's indentation cuts inside brackets too.
+ */
+export function classCuts(
+  text: string,
+  start: number,
+  end: number,
+  minLength = SPLIT_CLASS,
+): ClassCuts | undefined {
+  if (end - start < minLength) return undefined;
+  let classStart = /^class\b/.test(text.slice(start, start + 6)) ? start : -1;
+  if (classStart === -1 && text[start] !== '@') return undefined;
+  let bodyIndent: string | undefined;
+  let headerEnd = -1;
+  let decorating = false;
+  let afterShallowComment = false;
+  const heads = [start];
+  scanLines(text, start, end, (i, depth) => {
+    let j = i;
+    while (text[j] === ' ' || text[j] === '\t') j++;
+    const char = text[j];
+    if (j >= end || char === '\n' || char === '\r') return depth;
+    const indent = text.slice(i, j);
+    const head = text.slice(j, j + HEAD_LENGTH);
+    const definition = indent === bodyIndent && DEFINITION.test(head);
+    if (depth > 0 && !definition) return depth;
+    if (char === '#') {
+      afterShallowComment = bodyIndent !== undefined && !indent.startsWith(bodyIndent);
+      return depth;
+    }
+    if (classStart === -1) {
+      // The decorators: the class follows them, unless the chunk is a decorated function.
+      if (indent === '' && /^class\b/.test(head)) classStart = i;
+      return indent === '' && char === '@' ? depth : classStart === -1 ? STOP : 0;
+    }
+    if (bodyIndent === undefined) {
+      bodyIndent = indent;
+      headerEnd = i;
+      decorating = char === '@';
+      return indent === '' ? STOP : depth;
+    }
+    if (indent === '') return COMPOUND_HEAD.test(head) ? STOP : depth;
+    if (indent === bodyIndent && CHUNK_HEAD.test(head)) {
+      if (!decorating && !afterShallowComment && i !== headerEnd) heads.push(i);
+      decorating = char === '@';
+      afterShallowComment = false;
+      return 0;
+    }
+    decorating = false;
+    afterShallowComment = false;
+    return depth;
+  });
+  const cuts = groupSmallChunks(text, heads, end).slice(1);
+  return cuts.length && headerEnd > classStart && classStart !== -1
+    ? { classStart, headerEnd, cuts }
+    : undefined;
+}
+
+/** What a {@link scanLines} visitor returns to end the scan. */
+const STOP = -1;
+
+/**
+ * Calls `atLine(i, depth)` at the start `i` of each line in `[from, to)` that is not inside
+ * a string or a line continued by `\\`, with the depth of the brackets open there; it
+ * returns the depth to go on with, or {@link STOP}. `from` is taken to be a line start outside strings and
+ * brackets; it is not itself visited.
+ */
+export function scanLines(
+  text: string,
+  from: number,
+  to: number,
+  atLine: (lineStart: number, depth: number) => number,
+): void {
   let depth = 0;
   /** The open string's quote: `"`, `'`, `"""` or `'''`; '' outside strings. */
   let quote = '';
-  let atLineStart = true;
+  let atLineStart = false;
   let continued = false;
-  let decorating = false;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = from; i < to; i++) {
     const char = text[i];
     if (atLineStart) {
       atLineStart = false;
-      if (!quote && !continued && i > 0) {
-        const head = text.slice(i, i + HEAD_LENGTH);
-        if (CHUNK_HEAD.test(head) && (depth === 0 || DEFINITION.test(head))) {
-          depth = 0;
-          if (!decorating) starts.push(i);
-          decorating = char === '@';
-        }
-      }
+      if (!quote && !continued) depth = atLine(i, depth);
+      if (depth === STOP) return;
       continued = false;
     }
     if (char === '\n') {
@@ -128,5 +234,4 @@ export function chunkHeads(text: string): number[] {
     } else if (char === '(' || char === '[' || char === '{') depth++;
     else if ((char === ')' || char === ']' || char === '}') && depth > 0) depth--;
   }
-  return starts;
 }

@@ -17,6 +17,7 @@ import {
   type ChunkRecord,
   type PreviousChunks,
 } from './chunked';
+import { setClassChunkFault } from './class-chunks';
 import {
   lowerReusing,
   setLoweringReuseFault,
@@ -33,6 +34,7 @@ export type IncrementalFault =
   | 'keep-errors'
   | 'stale-offsets'
   | 'stale-chunks'
+  | 'stale-groups'
   | 'reuse-unverified'
   | 'window-comment-end'
   | 'window-deeper-next'
@@ -44,6 +46,7 @@ export function setIncrementalFault(next: IncrementalFault): void {
   fault = next;
   setLoweringReuseFault(next === 'stale-offsets' || next === 'reuse-unverified' ? next : 'none');
   setChunkFault(next === 'stale-chunks');
+  setClassChunkFault(next === 'stale-groups');
   setWindowFault(
     next === 'window-comment-end' ? 'comment-end' : next === 'window-deeper-next' ? 'deeper-next' : 'none',
   );

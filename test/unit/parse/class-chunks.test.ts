@@ -1,0 +1,192 @@
+// Large classes parsed member group by member group (class-chunks.ts): where the cuts go,
+// that every class of real code (torch's nn modules, torchvision's models) cut that way
+// gives the whole-file parse's nodes, and that an error stays inside its group.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chunkStarts, classCuts } from '../../../server/src/parse/chunks';
+import { classChunkCounts, lowerClassChunk } from '../../../server/src/parse/class-chunks';
+import { DocumentTrees } from '../../../server/src/parse/incremental';
+import { initParser, parseSource } from '../../../server/src/parse/parser';
+import { lowerTree, SourceText, type LoweredNode, type SyntaxNode } from '../../../server/src/parse/syntax';
+import { wasmDir } from '../../helpers/paths';
+
+/** A method long enough to be a group of its own (shorter ones run together). */
+const method = (name: string, indent = '    ') =>
+  [
+    `${indent}def ${name}(self, x):`,
+    ...Array.from({ length: 12 }, (_, i) => `${indent}    y${i} = x.view(2, 3).sum(dim=${i}) + self.scale`),
+    `${indent}    return x`,
+    '',
+  ].join('\n');
+
+/** The first line of each group of the class chunk starting `text`. */
+function groupHeads(text: string): string[] {
+  const cuts = classCuts(text, 0, text.length, 0);
+  if (!cuts) return [];
+  return [0, ...cuts.cuts].map((start) => text.slice(start).split('\n')[0]);
+}
+
+test('a class is cut before each member definition at its body indentation; a decorated one stays whole', () => {
+  const text = [
+    'class Model(nn.Module):',
+    '    """Docstring."""',
+    '    scale = 2',
+    method('forward'),
+    '    @torch.no_grad()',
+    '    # a comment between decorator and definition',
+    method('generate'),
+    '    class Inner:',
+    method('helper', '        '),
+  ].join('\n');
+  assert.deepEqual(groupHeads(text), [
+    'class Model(nn.Module):',
+    '    def forward(self, x):',
+    '    @torch.no_grad()',
+    '    class Inner:',
+  ]);
+  // A decorated class: the first group holds the decorators and the header.
+  assert.deepEqual(groupHeads(`@dataclass\n# note\n${text}`)[1], '    def forward(self, x):');
+  // A decorated function is no class.
+  assert.deepEqual(groupHeads(`@torch.jit.script\ndef f(x):\n${method('g')}${method('h')}`), []);
+});
+
+test('no cut after a column-0 compound statement or right after a comment indented less than the body', () => {
+  const after = (line: string) =>
+    groupHeads(['class A:', '    scale = 2', method('f'), line, method('g'), method('h')].join('\n'));
+  // After `if X:` at column 0, lines indented like the body are the `if`'s.
+  assert.deepEqual(after('if X:'), ['class A:', '    def f(self, x):']);
+  assert.deepEqual(after('def helper():'), ['class A:', '    def f(self, x):']);
+  // A column-0 comment belongs to the block the next code line decides: no cut right after it.
+  assert.deepEqual(after('# section'), ['class A:', '    def f(self, x):', '    def h(self, x):']);
+  // A simple statement at column 0 is a syntax error followed by more methods: cuts go on.
+  assert.deepEqual(after('q = 1'), [
+    'class A:',
+    '    def f(self, x):',
+    '    def g(self, x):',
+    '    def h(self, x):',
+  ]);
+});
+
+test('a definition at the body indentation cuts inside an unclosed bracket: it cannot be inside one', () => {
+  const unclosed = method('g').replace('        y0 =', '        y = foo(\n        y0 =');
+  const text = ['class A:', '    scale = 2', method('f'), unclosed, method('h'), method('k')].join('\n');
+  assert.deepEqual(groupHeads(text), [
+    'class A:',
+    '    def f(self, x):',
+    '    def g(self, x):',
+    '    def h(self, x):',
+    '    def k(self, x):',
+  ]);
+});
+
+/** Whether two lowered subtrees have the same type, field, extent and operator all the way down. */
+function sameTree(a: SyntaxNode, b: SyntaxNode): string | undefined {
+  if (
+    a.type !== b.type ||
+    a.field !== b.field ||
+    a.startIndex !== b.startIndex ||
+    a.endIndex !== b.endIndex ||
+    a.operator !== b.operator
+  )
+    return `${a.type}/${a.field} ${a.startIndex}-${a.endIndex} against ${b.type}/${b.field} ${b.startIndex}-${b.endIndex}`;
+  if (a.children.length !== b.children.length)
+    return `${a.type} at ${a.startIndex}: ${a.children.length} children against ${b.children.length}`;
+  for (let i = 0; i < a.children.length; i++) {
+    const differs = sameTree(a.children[i], b.children[i]);
+    if (differs) return differs;
+  }
+  return undefined;
+}
+
+function pythonFiles(dir: string, found: string[] = []): string[] {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) pythonFiles(path, found);
+    else if (name.endsWith('.py')) found.push(path);
+  }
+  return found;
+}
+
+test("every class of torch's nn modules and torchvision's models, cut into groups, parses as in the whole file", async () => {
+  const parser = await initParser({ wasmDir });
+  // Real code from Debian's python3-torch and python3-torchvision (npm test installs them).
+  const dist = '/usr/lib/python3/dist-packages';
+  const files = [join(dist, 'torch', 'nn'), join(dist, 'torchvision', 'models')].flatMap((dir) =>
+    pythonFiles(dir),
+  );
+  assert.ok(files.length > 80, `${files.length} files: install python3-torch and python3-torchvision`);
+  let classes = 0;
+  let groups = 0;
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    const tree = parser.parse(text)!;
+    const hasError = tree.rootNode.hasError;
+    const whole = hasError ? undefined : (lowerTree(tree, text).root as LoweredNode);
+    tree.delete();
+    if (!whole) continue;
+    const source = new SourceText(text);
+    const starts = chunkStarts(text);
+    for (let i = 0; i < starts.length; i++) {
+      const [start, end] = [starts[i], starts[i + 1] ?? text.length];
+      // Every class with two groups or more, not only the large ones the server cuts.
+      const cuts = classCuts(text, start, end, 0);
+      if (!cuts) continue;
+      const chunk = lowerClassChunk(parser, source, start, end, undefined, undefined, 0);
+      assert.ok(chunk, `${file}: the class at ${start} was not cut`);
+      assert.equal(chunk.hasError, false, `${file}: the class at ${start} has an error`);
+      const expected: LoweredNode[] = whole.children.filter(
+        (node) => node.startIndex >= start && node.startIndex < end,
+      );
+      assert.equal(chunk.nodes.length, expected.length, `${file}: nodes of the chunk at ${start}`);
+      expected.forEach((node, k) =>
+        assert.equal(sameTree(chunk.nodes[k], node), undefined, `${file}: ${sameTree(chunk.nodes[k], node)}`),
+      );
+      classes++;
+      groups += cuts.cuts.length + 1;
+    }
+  }
+  // (Debian's torch 1.13 and torchvision 0.14: 284 classes in 879 groups.)
+  assert.ok(classes > 100 && groups > 2 * classes, `${classes} classes, ${groups} groups`);
+});
+
+test('a syntax error in one method stays in its group: the other methods keep their nodes', async () => {
+  const parser = await initParser({ wasmDir });
+  const methods = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => method(name)).join('\n');
+  const text = `class Big(nn.Module):\n    scale = 2\n\n${methods}`;
+  const padded = text + '\n'.repeat(Math.max(0, 8_000 - text.length));
+  const broken = padded.replace('    def d(self, x):\n', '    def d(self, x):\n        z = foo(\n');
+  const before = { ...classChunkCounts };
+  const parsed = parseSource(parser, broken);
+  assert.equal(parsed.hasError, true);
+  assert.ok(classChunkCounts.parsed - before.parsed >= 4, 'the class was parsed in groups');
+  const functions = (parsed.byType.get('function_definition') ?? []).map((node) => node.text.split('(')[0]);
+  // Every method is there, and each but the broken one ends where it does in the clean text.
+  assert.deepEqual(functions, ['def a', 'def b', 'def c', 'def d', 'def e', 'def f', 'def g', 'def h']);
+  const clean = parseSource(parser, padded);
+  const cleanEnds = (clean.byType.get('function_definition') ?? []).map((node) => node.text.length);
+  const brokenEnds = (parsed.byType.get('function_definition') ?? []).map((node) => node.text.length);
+  for (const k of [0, 1, 2, 4, 5, 6, 7]) assert.equal(brokenEnds[k], cleanEnds[k], `method ${k}`);
+});
+
+test('an edit of the class header parses every group again: each is parsed with the header', async () => {
+  const parser = await initParser({ wasmDir });
+  const methods = [...'abcdefghijklmn'].map((name) => method(name)).join('\n');
+  const header = 'class Big(nn.Module):';
+  const clean = `${header}\n    scale = 2\n\n${methods}`;
+  // A version with an error in one method, lowered group by group; then a header with its
+  // body on its line, after which every group's indented lines are an error.
+  const first = clean.replace('    def d(self, x):\n', '    def d(self, x):\n        z = [\n');
+  const second = first.replace(header, `${header} pass`);
+  assert.ok(first.length >= 8_000 && classCuts(first, 0, first.length));
+  const trees = new DocumentTrees(parser);
+  trees.parse('doc', first);
+  trees.edit('doc', first, [{ start: header.length, oldEnd: header.length, newText: ' pass' }]);
+  const before = classChunkCounts.reused;
+  const incremental = trees.parse('doc', second);
+  assert.equal(classChunkCounts.reused, before, 'no group is taken from the last version');
+  const fresh = parseSource(parser, second);
+  assert.equal(incremental.hasError, true);
+  assert.equal(sameTree(incremental.root, fresh.root), undefined);
+});
