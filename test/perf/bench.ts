@@ -4,7 +4,7 @@
 // test-output/bench.json. Not a test: it exits at once when started by the node test runner.
 // Env: BENCH_QUICK=1 for a short run; BENCH_ONLY=ratio,cli,lsp,real,memory for a subset;
 // SHARDLENS_CORPUS for the real files (default /work/corpus); BENCH_PYRIGHT=0 skips pyright.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { initParser } from '../../server/src/parse/parser';
@@ -230,6 +230,16 @@ async function main(): Promise<void> {
     const zoo = generateModelZooFile({ classes: 30, variants: 330, seed: 7 });
     for (const keystroke of ['identifier', 'comment', 'statement'] as const)
       cases.push({ label: 'generated model zoo over stdio', text: zoo, keystroke, target: 50, stdio: true });
+    // BENCH_FILES=a.py,b.py: the four keystrokes over stdio on each of these files too.
+    for (const path of process.env.BENCH_FILES?.split(',').filter(Boolean) ?? [])
+      for (const keystroke of ['identifier', 'comment', 'statement', 'error'] as const)
+        cases.push({
+          label: `${path} over stdio`,
+          text: readFileSync(path, 'utf8'),
+          keystroke,
+          target: 50,
+          stdio: true,
+        });
     // BENCH_CASES=text: only the rows whose label or keystroke contains one of the comma-separated texts.
     const caseFilter = process.env.BENCH_CASES?.split(',');
     if (caseFilter)
