@@ -4,10 +4,12 @@
 // other chunks' nodes, whose text is unchanged, move over from the last version (same
 // objects, offsets shifted), as a window re-parse moves them (window-parse.ts). A chunk
 // that is one large class is parsed in groups of its members (class-chunks.ts).
-import type { Parser, Range } from 'web-tree-sitter';
+import type { Parser } from 'web-tree-sitter';
 import { chunkStarts } from './chunks';
 import { lowerClassChunk, shiftSplit, splitOfWholeClass, type ClassSplit } from './class-chunks';
 import { cutLoose, lowerPartReusing, renumber, type NodeSet, type TextSpan } from './lower-reuse';
+import { unchangedParts } from './edit-spans';
+import { lineRange } from './points';
 import { transplant, unverifiedOf, type UnverifiedNodes } from './transplant';
 import { indexSlotOf, LoweredNode, lowerTree, SourceText, type LoweredTree, type SyntaxNode } from './syntax';
 
@@ -178,14 +180,8 @@ export function chunksOfWholeLowering(root: SyntaxNode): ChunkRecord[] | undefin
  * those that end at or before the edit, and those that start at or after its end.
  */
 function unchangedChunks(previous: PreviousChunks, length: number): Map<number, ChunkRecord> {
-  const { span } = previous;
-  const delta = span.newEnd - span.oldEnd;
-  const found = new Map<number, ChunkRecord>();
-  for (const chunk of previous.chunks) {
-    if (chunk.end <= span.start || staleChunks) found.set(chunk.start, chunk);
-    else if (chunk.start >= span.oldEnd && chunk.end + delta <= length) found.set(chunk.start + delta, chunk);
-  }
-  return found;
+  if (staleChunks) return new Map(previous.chunks.map((chunk) => [chunk.start, chunk]));
+  return unchangedParts(previous.chunks, previous.span, length);
 }
 
 /** The previous chunk that started at `start` and holds the edit's start: the chunk edited, which began before it. */
@@ -242,15 +238,7 @@ function parseChunk(
 ): ChunkRecord {
   chunkCounts.parsed++;
   const { text } = source;
-  const from = source.positionAt(start);
-  const to = source.positionAt(end);
-  const range: Range = {
-    startIndex: start,
-    endIndex: end,
-    startPosition: { row: from.line, column: from.column },
-    endPosition: { row: to.line, column: to.column },
-  };
-  const tree = parser.parse(text, null, { includedRanges: [range] });
+  const tree = parser.parse(text, null, { includedRanges: [lineRange(source, start, end)] });
   if (!tree) {
     parser.reset();
     throw new Error('tree-sitter returned no tree for a chunk');

@@ -22,13 +22,17 @@ export function chunkStarts(text: string): number[] {
   const known = recent.find((entry) => entry.text === text);
   if (known) return known.starts;
   const starts = groupSmallChunks(text, chunkHeads(text), text.length);
-  recent.unshift({ text, starts });
+  recent.unshift({ text, starts, classCuts: new Map() });
   recent.length = Math.min(recent.length, RECENT_TEXTS);
   return starts;
 }
 
-/** The last texts scanned, newest first, and their chunk starts. */
-const recent: { text: string; starts: number[] }[] = [];
+/** The last texts scanned, newest first: their chunk starts, and the cuts of their large classes by chunk start. */
+const recent: {
+  text: string;
+  starts: number[];
+  classCuts: Map<number, { end: number; cuts: ClassCuts | undefined }>;
+}[] = [];
 const RECENT_TEXTS = 2;
 
 /** A chunk this long or longer always ends at the next start. */
@@ -133,6 +137,19 @@ export function classCuts(
   minLength = SPLIT_CLASS,
 ): ClassCuts | undefined {
   if (end - start < minLength) return undefined;
+  // NOTE: the server cuts a text's class again in the next version but one (a version with
+  // an error is followed by the clean text it came from): kept with the text's chunk starts.
+  const known =
+    minLength === SPLIT_CLASS ? recent.find((entry) => entry.text === text)?.classCuts : undefined;
+  const kept = known?.get(start);
+  if (kept?.end === end) return kept.cuts;
+  const cuts = scanClassCuts(text, start, end);
+  known?.set(start, { end, cuts });
+  return cuts;
+}
+
+/** The cuts of {@link classCuts}, scanned. */
+function scanClassCuts(text: string, start: number, end: number): ClassCuts | undefined {
   let classStart = /^class\b/.test(text.slice(start, start + 6)) ? start : -1;
   if (classStart === -1 && text[start] !== '@') return undefined;
   let bodyIndent: string | undefined;

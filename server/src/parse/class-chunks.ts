@@ -5,10 +5,12 @@
 // alone, where the whole class (in one public file, 96 % of it) was parsed before. On the
 // error-free files of the development corpus, every class split this way gives the nodes of
 // the whole-file parse (docs/performance.md, "Large classes, member by member").
-import type { Parser, Range } from 'web-tree-sitter';
+import type { Parser } from 'web-tree-sitter';
 import type { ChunkRecord, PreviousChunks } from './chunked';
 import { classCuts, type ClassCuts } from './chunks';
+import { unchangedParts } from './edit-spans';
 import type { TextSpan } from './lower-reuse';
+import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { transplant, unverifiedOf, type UnverifiedNodes } from './transplant';
 
@@ -120,14 +122,7 @@ function shiftGroup(group: MemberGroup, shift: number): MemberGroup {
  * when the header's text is unchanged too (every group is parsed with it).
  */
 function unchangedGroups(split: ClassSplit, span: TextSpan, length: number): Map<number, MemberGroup> {
-  const found = new Map<number, MemberGroup>();
-  if (span.start < split.headerEnd) return found;
-  const delta = span.newEnd - span.oldEnd;
-  for (const group of split.groups) {
-    if (group.end <= span.start) found.set(group.start, group);
-    else if (group.start >= span.oldEnd && group.end + delta <= length) found.set(group.start + delta, group);
-  }
-  return found;
+  return span.start < split.headerEnd ? new Map() : unchangedParts(split.groups, span, length);
 }
 
 /**
@@ -147,8 +142,8 @@ function parseGroup(
   classChunkCounts.parsed++;
   const first = start <= classStart;
   const ranges = first
-    ? [rangeOf(source, start, end)]
-    : [rangeOf(source, classStart, headerEnd), rangeOf(source, start, end)];
+    ? [lineRange(source, start, end)]
+    : [lineRange(source, classStart, headerEnd), lineRange(source, start, end)];
   const tree = parser.parse(source.text, null, { includedRanges: ranges });
   if (!tree) {
     parser.reset();
@@ -223,17 +218,6 @@ function nodesFrom(nodes: readonly LoweredNode[], start: number): LoweredNode[] 
     else if (node.endIndex > start) found.push(...nodesFrom(node.children, start));
   }
   return found;
-}
-
-function rangeOf(source: SourceText, start: number, end: number): Range {
-  const from = source.positionAt(start);
-  const to = source.positionAt(end);
-  return {
-    startIndex: start,
-    endIndex: end,
-    startPosition: { row: from.line, column: from.column },
-    endPosition: { row: to.line, column: to.column },
-  };
 }
 
 /**

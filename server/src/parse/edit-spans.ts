@@ -67,3 +67,22 @@ export function treeEdit(before: string, after: string, span: TextSpan): Edit {
     newEndPosition: pointAfter(after, span.start, span.newEnd, startPosition),
   };
 }
+
+/**
+ * The parts of the previous text (chunks, groups of class members) that `span` left
+ * unchanged, by where they start in the new text (of `length` code units): those that end
+ * at or before the edit, and those that start at or after its end.
+ */
+export function unchangedParts<Part extends { start: number; end: number }>(
+  parts: readonly Part[],
+  span: TextSpan,
+  length: number,
+): Map<number, Part> {
+  const delta = span.newEnd - span.oldEnd;
+  const found = new Map<number, Part>();
+  for (const part of parts) {
+    if (part.end <= span.start) found.set(part.start, part);
+    else if (part.start >= span.oldEnd && part.end + delta <= length) found.set(part.start + delta, part);
+  }
+  return found;
+}

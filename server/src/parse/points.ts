@@ -1,5 +1,6 @@
 // Tree-sitter points (row and column) of UTF-16 offsets, for tree edits and included ranges.
-import type { Point } from 'web-tree-sitter';
+import type { Point, Range } from 'web-tree-sitter';
+import type { SourceText } from './syntax';
 
 /**
  * The tree-sitter point of a UTF-16 offset: tree-sitter counts rows at `\n` only (a lone
@@ -28,4 +29,20 @@ export function pointAfter(text: string, from: number, offset: number, fromPoint
     at = text.indexOf('\n', lineStart);
   }
   return { row, column: offset - lineStart };
+}
+
+/**
+ * The included range `[start, end)` of `source`'s text, for a part that starts at a line
+ * start after `\n` (a chunk or a group of class members): its column, 0, is the same in
+ * LSP's lines, which `SourceText` counts, and in tree-sitter's, which count `\n` only.
+ */
+export function lineRange(source: SourceText, start: number, end: number): Range {
+  const from = source.positionAt(start);
+  const to = source.positionAt(end);
+  return {
+    startIndex: start,
+    endIndex: end,
+    startPosition: { row: from.line, column: from.column },
+    endPosition: { row: to.line, column: to.column },
+  };
 }
