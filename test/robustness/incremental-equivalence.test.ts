@@ -62,22 +62,26 @@ test(
 );
 
 test(
-  'in files that are one large class, after each of 3,000 random edits the incremental analysis equals a fresh one',
+  'in files that are one large class, after each of 2 × 3,000 random edits the incremental analysis equals a fresh one',
   { timeout: 600_000 },
   async () => {
     const parser = await initParser({ wasmDir });
-    const before = { ...classChunkCounts };
-    const run = runEditEquivalence({ parser, edits: 3_000, seed: 17, files: largeClassFiles() });
-    assert.equal(
-      run.divergence,
-      undefined,
-      `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
-    );
-    // Versions with errors parse the class's edited group of members alone: the others must
-    // be taken from the last version, or the check of that reuse would be vacuous (9,984
-    // taken with seed 17; the fresh analyses the versions are compared with parse them all).
-    const reused = classChunkCounts.reused - before.reused;
-    assert.ok(reused >= 5_000, `only ${reused} groups taken from the last version`);
+    // (Seed 23 found a comment indented less than the body, then one at the body's
+    // indentation, before a method: the cut there gave another tree than the whole parse.)
+    for (const seed of [17, 23]) {
+      const before = { ...classChunkCounts };
+      const run = runEditEquivalence({ parser, edits: 3_000, seed, files: largeClassFiles() });
+      assert.equal(
+        run.divergence,
+        undefined,
+        `seed ${seed}: differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
+      );
+      // Versions with errors parse the class's edited group of members alone: the others must
+      // be taken from the last version, or the check of that reuse would be vacuous (7,653
+      // and 6,762 taken; the fresh analyses the versions are compared with parse them all).
+      const reused = classChunkCounts.reused - before.reused;
+      assert.ok(reused >= 5_000, `seed ${seed}: only ${reused} groups taken from the last version`);
+    }
   },
 );
 

@@ -104,11 +104,11 @@ export function chunkHeads(text: string): number[] {
   return starts;
 }
 
+/** A compound statement or a definition at column 0: lines indented like a class body after it are its body. */
+const COMPOUND_HEAD = /^(?:if|elif|else|for|while|try|except|finally|with|async|match|def|class)\b|^@/;
+
 /** A class chunk at least this long is cut between its members when it is parsed (class-chunks.ts). */
 export const SPLIT_CLASS = 8_000;
-
-/** A compound statement's header at column 0: after it, lines indented like a class body are its body. */
-const COMPOUND_HEAD = /^(?:if|elif|else|for|while|try|except|finally|with|async|match|def|class)\b|^@/;
 
 /** How a class chunk is cut: the lines of its header, then groups of its members. */
 export interface ClassCuts {
@@ -126,9 +126,9 @@ export interface ClassCuts {
  * a decorator at the body's indentation (outside strings, brackets and continued lines; a
  * decorated definition stays whole), small groups run together as chunks do (see
  * {@link groupSmallChunks}). No cut comes after a compound statement's header or a
- * definition at column 0 (a body like the class's may follow it), nor right after a
- * comment indented less than the body (the next code line decides its block). A
- * definition at the body's indentation cuts inside brackets too.
+ * definition at column 0 (a body like the class's may follow it), nor after a comment
+ * indented less than the body with no code line between (the next code line decides its
+ * block). A definition at the body's indentation cuts inside brackets too.
  */
 export function classCuts(
   text: string,
@@ -167,7 +167,8 @@ function scanClassCuts(text: string, start: number, end: number): ClassCuts | un
     const definition = indent === bodyIndent && DEFINITION.test(head);
     if (depth > 0 && !definition) return depth;
     if (char === '#') {
-      afterShallowComment = bodyIndent !== undefined && !indent.startsWith(bodyIndent);
+      // (Sticky until the next code line: each comment between decides with the others.)
+      afterShallowComment ||= bodyIndent !== undefined && !indent.startsWith(bodyIndent);
       return depth;
     }
     if (classStart === -1) {
@@ -181,6 +182,11 @@ function scanClassCuts(text: string, start: number, end: number): ClassCuts | un
       decorating = char === '@';
       return indent === '' ? STOP : depth;
     }
+    // NOTE: after a simple statement at column 0, lines indented like the body are no
+    // members, but tree-sitter reads that indentation as whitespace, without an error (`x = 1`
+    // then `    def f(self):` parses clean): the cuts go on, and a group with nodes after its
+    // class and no error has the whole chunk parsed instead (class-chunks.ts). After a
+    // compound statement or a definition, they are its body: no more cuts.
     if (indent === '') return COMPOUND_HEAD.test(head) ? STOP : depth;
     if (indent === bodyIndent && CHUNK_HEAD.test(head)) {
       if (!decorating && !afterShallowComment && i !== headerEnd) heads.push(i);

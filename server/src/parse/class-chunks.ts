@@ -72,18 +72,21 @@ export function lowerClassChunk(
       : new Map<number, MemberGroup>();
   const groups: MemberGroup[] = [];
   const shifts: number[] = [];
+  /** The groups taken from the last version, by index. */
+  const reused = new Set<number>();
   for (let k = 0; k + 1 < bounds.length; k++) {
     const groupStart = bounds[k];
     const groupEnd = bounds[k + 1];
     const kept = reusable.get(groupStart);
     if (kept && kept.end - kept.start === groupEnd - groupStart) {
       const shift = staleGroups ? 0 : groupStart - kept.start;
+      reused.add(groups.length);
       groups.push(shiftGroup(kept, shift));
       shifts.push(shift);
       classChunkCounts.reused++;
       continue;
     }
-    const group = parseGroup(parser, source, cuts, groupStart, groupEnd, previous);
+    const group = parseGroup(parser, source, cuts, groupStart, groupEnd);
     if (!group) {
       classChunkCounts.declined++;
       return undefined;
@@ -91,8 +94,18 @@ export function lowerClassChunk(
     groups.push(group);
     shifts.push(0);
   }
+  // NOTE: a group before the last with nodes after its class and no error holds a simple
+  // statement at column 0 (see classCuts): the lines after it are not the class's in the
+  // whole parse, so the whole chunk is parsed instead.
+  if (groups.some((group, k) => k + 1 < groups.length && group.after.length > 0 && !group.hasError)) {
+    classChunkCounts.declined++;
+    return undefined;
+  }
+  // NOTE: only now, with every group accepted: taking back statements moves the previous
+  // version's nodes, which the whole-chunk parse of a declined split must find in place.
+  const settled = groups.map((group, k) => (reused.has(k) ? group : takeBack(group, previous)));
   const { classStart, headerEnd } = cuts;
-  return assembleClass(source, start, end, { classStart, headerEnd, groups }, shifts);
+  return assembleClass(source, start, end, { classStart, headerEnd, groups: settled }, shifts);
 }
 
 /** A split kept whole by a chunk that moved by `shift`: its offsets moved too. */
@@ -127,9 +140,8 @@ function unchangedGroups(split: ClassSplit, span: TextSpan, length: number): Map
 
 /**
  * Parses the group `[start, end)` with the header lines (the `class` line to `headerEnd`)
- * before it (the first group holds them, after any decorators) and lowers it afresh; the
- * previous version's statements of the same shape outside the edit are put back (see
- * transplant.ts). Undefined when the parse is not a class with a body.
+ * before it (the first group holds them, after any decorators) and lowers it afresh (see
+ * {@link takeBack}). Undefined when the parse is not a class with a body.
  */
 function parseGroup(
   parser: Parser,
@@ -137,7 +149,6 @@ function parseGroup(
   { classStart, headerEnd }: ClassCuts,
   start: number,
   end: number,
-  previous: PreviousChunks | undefined,
 ): MemberGroup | undefined {
   classChunkCounts.parsed++;
   const first = start <= classStart;
@@ -189,24 +200,38 @@ function parseGroup(
     members.push(...nodesFrom(root.children, start));
     after.length = 0;
   }
-  const nodes = [...members, ...after];
-  const taken = previous ? transplant(nodes, previous, start, end) : undefined;
-  const unverified = hasError
+  return {
+    start,
+    end,
+    members,
+    after,
+    hasError,
+    ...(first ? { head: { children: headChildren, bodyStart: body!.startIndex, decorators } } : {}),
+  };
+}
+
+/**
+ * A group just parsed with the previous version's statements of the same shape outside the
+ * edit put back (see transplant.ts), and, when it has errors, its nodes no later lowering
+ * may reuse.
+ */
+function takeBack(group: MemberGroup, previous: PreviousChunks | undefined): MemberGroup {
+  const nodes = [...group.members, ...group.after];
+  const taken = previous ? transplant(nodes, previous, group.start, group.end) : undefined;
+  const { head } = group;
+  const unverified = group.hasError
     ? unverifiedOf(
-        [...(decorators ?? []), ...headChildren, ...nodes],
+        [...(head?.decorators ?? []), ...(head?.children ?? []), ...nodes],
         taken?.moved ?? new Map(),
         taken?.unverifiedTwins ?? new Set(),
       )
     : undefined;
   return {
-    start,
-    end,
-    members: nodes.slice(0, members.length),
-    after: nodes.slice(members.length),
-    hasError,
+    ...group,
+    members: nodes.slice(0, group.members.length),
+    after: nodes.slice(group.members.length),
     moved: taken?.moved ?? new Map(),
     ...(unverified ? { unverified } : {}),
-    ...(first ? { head: { children: headChildren, bodyStart: body!.startIndex, decorators } } : {}),
   };
 }
 
@@ -223,9 +248,8 @@ function nodesFrom(nodes: readonly LoweredNode[], start: number): LoweredNode[] 
 /**
  * The class node holding every group's members in its body (under a decorated definition
  * when it has decorators), and the chunk record for it: its nodes are that node and the
- * nodes after the class in the last group. A group before the last with nodes after its
- * class (a statement at column 0 inside the class) says the text has an error: the next
- * group's members would be indented in the whole text.
+ * nodes after the class in the last group (an error in a group before it can leave nodes
+ * after its class: they go into the body, in order).
  */
 function assembleClass(
   source: SourceText,
@@ -246,7 +270,7 @@ function assembleClass(
   let hasError = false;
   groups.forEach((group, k) => {
     adopt(body, group === last ? group.members : [...group.members, ...group.after]);
-    hasError ||= group.hasError || (group !== last && group.after.length > 0);
+    hasError ||= group.hasError;
     if (group.moved) for (const [node, shift] of group.moved) moved.set(node, shift);
     else for (const node of groupNodes(group)) moved.set(node, shifts[k]);
   });

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkStarts, classCuts } from '../../../server/src/parse/chunks';
 import { classChunkCounts, lowerClassChunk } from '../../../server/src/parse/class-chunks';
+import { lowerChunked } from '../../../server/src/parse/chunked';
 import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { lowerTree, SourceText, type LoweredNode, type SyntaxNode } from '../../../server/src/parse/syntax';
@@ -60,7 +61,13 @@ test('no cut after a column-0 compound statement or right after a comment indent
   assert.deepEqual(after('def helper():'), ['class A:', '    def f(self, x):']);
   // A column-0 comment belongs to the block the next code line decides: no cut right after it.
   assert.deepEqual(after('# section'), ['class A:', '    def f(self, x):', '    def h(self, x):']);
-  // A simple statement at column 0 is a syntax error followed by more methods: cuts go on.
+  // Nor when a comment at the body's indentation follows it: they are decided together.
+  assert.deepEqual(after('  # shallow\n    # at the body'), [
+    'class A:',
+    '    def f(self, x):',
+    '    def h(self, x):',
+  ]);
+  // After a simple statement at column 0 the cuts go on (see the next tests).
   assert.deepEqual(after('q = 1'), [
     'class A:',
     '    def f(self, x):',
@@ -147,8 +154,26 @@ test("every class of torch's nn modules and torchvision's models, cut into group
       groups += cuts.cuts.length + 1;
     }
   }
-  // (Debian's torch 1.13 and torchvision 0.14: 284 classes in 879 groups.)
+  // (Debian's torch 1.13 and torchvision 0.14: 291 classes in 919 groups.)
   assert.ok(classes > 100 && groups > 2 * classes, `${classes} classes, ${groups} groups`);
+});
+
+test('a statement at column 0 inside a class, then indented methods, parses as in the whole file', async () => {
+  const parser = await initParser({ wasmDir });
+  // Tree-sitter reads the indentation after `q = 1` as whitespace, without an error: the
+  // methods after it are module-level definitions in the whole parse.
+  const methods = (names: string) => [...names].map((name) => method(name));
+  const text = ['class A:', '    scale = 2', ...methods('abcdefgh'), 'q = 1', ...methods('ijklmnop')].join(
+    '\n',
+  );
+  assert.ok(text.length >= 8_000 && classCuts(text, 0, text.length));
+  const tree = parser.parse(text)!;
+  const whole = lowerTree(tree, text).root;
+  assert.equal(tree.rootNode.hasError, false);
+  tree.delete();
+  const chunked = lowerChunked(parser, text);
+  assert.equal(chunked.hasError, false);
+  assert.equal(sameTree(chunked.lowered.root, whole), undefined);
 });
 
 test('a syntax error in one method stays in its group: the other methods keep their nodes', async () => {
