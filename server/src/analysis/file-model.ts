@@ -108,16 +108,19 @@ export function buildFileModel(input: {
         hasSyntaxError: hasError,
       })
     : undefined;
-  const roles = new LoopRoles(
-    nodes,
-    collectOptimizerNames(nodes.assignment, imports),
-    {
-      kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
-      moduleClasses: facts?.moduleClasses ?? new Set(),
-      root,
-    },
-    (input.entries ?? []).map((entry) => entry.fn),
-  );
+  // Roles are built on first use: no rule asks for them in a file that uses no framework.
+  let roles: LoopRoles | undefined;
+  const rolesOf = (): LoopRoles =>
+    (roles ??= new LoopRoles(
+      nodes,
+      collectOptimizerNames(nodes.assignment, imports),
+      {
+        kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
+        moduleClasses: facts?.moduleClasses ?? new Set(),
+        root,
+      },
+      (input.entries ?? []).map((entry) => entry.fn),
+    ));
   return {
     filePath: input.filePath,
     source: root.source,
@@ -127,11 +130,13 @@ export function buildFileModel(input: {
     usesTorch,
     nodes,
     suppressions: new Suppressions(comments),
-    roles,
+    get roles() {
+      return rolesOf();
+    },
     // Ids index this tree only: a node of another tree has no kind here.
     kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
     weakTensorSource: (node) => (node.source === root.source ? facts?.weakTensorSource(node) : undefined),
-    roleOf: (node) => roles.roleOf(node),
-    guardOf: (node) => roles.noteOf(node),
+    roleOf: (node) => rolesOf().roleOf(node),
+    guardOf: (node) => rolesOf().noteOf(node),
   };
 }
