@@ -121,14 +121,17 @@ export function keypresses(
   count: number,
   statementLines: ReadonlySet<number> = new Set(),
 ): Keypress[] {
-  const lines = text.split('\n');
+  const rawLines = text.split('\n');
   const lineStarts: number[] = [];
-  for (let i = 0, offset = 0; i < lines.length; offset += lines[i].length + 1, i++) lineStarts.push(offset);
+  for (let i = 0, offset = 0; i < rawLines.length; offset += rawLines[i].length + 1, i++)
+    lineStarts.push(offset);
+  // A line's text without its break, in `\r\n` files too (typing goes before the `\r`).
+  const lines = rawLines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   const presses: Keypress[] = [];
   if (keystroke === 'statement') {
     // An assignment statement of a block, whole on its line, followed by a line of the same
     // indentation (the block's next statement).
-    const indentOf = (line: number) => /^ */.exec(lines[line] ?? '')![0].length;
+    const indentOf = (line: number) => /^[ \t]*/.exec(lines[line] ?? '')![0];
     const perSite = STATEMENT.length + 2;
     const chosen = spreadLines(
       lines,
@@ -136,14 +139,14 @@ export function keypresses(
       (line) =>
         statementLines.has(line) &&
         indentOf(line + 1) === indentOf(line) &&
-        /^ *[A-Za-z_]/.test(lines[line + 1] ?? ''),
+        /^[ \t]*[A-Za-z_]/.test(lines[line + 1] ?? ''),
     );
     for (const line of chosen) {
       // Enter at the end of the line (the editor indents the new line), then the statement
       // as VS Code types it by default: an opening bracket brings its closing one, which
       // typing it then steps over (no change). Then the new line is deleted in one change.
       const end = lineStarts[line] + lines[line].length;
-      const newLine = `\n${' '.repeat(indentOf(line))}`;
+      const newLine = `${text.includes('\r\n') ? '\r\n' : '\n'}${indentOf(line)}`;
       presses.push({ start: end, end, text: newLine });
       let cursor = end + newLine.length;
       const closers: string[] = [];
@@ -183,7 +186,7 @@ export function keypresses(
 }
 
 /** A line `error` types before: indented code. */
-const INDENTED_CODE = /^ +[A-Za-z_]/;
+const INDENTED_CODE = /^[ \t]+[A-Za-z_]/;
 /** The word `identifier` types into: the first of three or more letters on the line. */
 const FIRST_WORD = /[A-Za-z_][A-Za-z_]{2,}/;
 const KEYWORD =
