@@ -97,7 +97,7 @@ test('a broken reuse of member groups (stale-groups) is caught', { timeout: 300_
 });
 
 // (The context check, which random edits rarely reach, has its own test: kind-carry.test.ts.)
-for (const fault of ['ignore-inputs', 'skip-evidence', 'ignore-definitions'] as const) {
+for (const fault of ['ignore-inputs', 'skip-evidence', 'ignore-definitions', 'ignore-imports'] as const) {
   test(`a broken carry of function analyses (${fault}) is caught`, { timeout: 300_000 }, async () => {
     const parser = await initParser({ wasmDir });
     KindCarry.fault = fault;

@@ -1,12 +1,15 @@
 // The file-wide reads a function's kind analysis makes besides the shared kinds its trace
 // records: definition lookups (which function a called name runs, whether a name is a module
-// class, which method `self.name(...)` runs) and what the module-level code shows of a name.
+// class, which method `self.name(...)` runs), what the module-level code shows of a name, and
+// what an imported name is bound to.
 // Each is put as a query whose answer names the definition found by its place and signature.
 // A function analysis carried to the next version of a document (kind-carry.ts) must get the
-// same answers there, so an edit elsewhere that adds, removes or renames a definition, or
-// changes module-level code, re-walks only the functions whose reads it changes.
+// same answers there, so an edit elsewhere that adds, removes or renames a definition,
+// changes module-level code or changes an import, re-walks only the functions whose reads it
+// changes.
 import type { SyntaxNode } from '../parse/syntax';
 import type { Definitions } from './definitions';
+import type { ImportTable } from './imports';
 import type { Kind } from './kinds';
 import { fieldOf } from './syntax-helpers';
 
@@ -53,29 +56,33 @@ export class DefinitionKeys {
 }
 
 /** The kinds of file-wide read (see {@link FileWideReads.query}). */
-export type FileWideRead = 'e' | 'f' | 'm' | 'o';
+export type FileWideRead = 'e' | 'f' | 'i' | 'm' | 'o';
 
 /** Puts one version's file-wide reads as queries and answers them. */
 export class FileWideReads {
   private readonly definitions: Definitions;
   readonly keys: DefinitionKeys;
   private readonly moduleEvidence: ReadonlyMap<string, Kind> | undefined;
+  private readonly imports: ImportTable;
 
   constructor(input: {
     definitions: Definitions;
     keys: DefinitionKeys;
     /** What the module-level code shows of names (kinds.ts `collectUsageEvidence`). */
     moduleEvidence: ReadonlyMap<string, Kind> | undefined;
+    imports: ImportTable;
   }) {
     this.definitions = input.definitions;
     this.keys = input.keys;
     this.moduleEvidence = input.moduleEvidence;
+    this.imports = input.imports;
   }
 
   /**
    * The query for a read: `e` what the module-level code shows of `name`, `f` the function
-   * `name(...)` runs, `m` whether `name` is a module class, `o` the method `name` of class
-   * `cls`. Undefined when `cls` has no key (a read no other version answers alike).
+   * `name(...)` runs, `i` the dotted name an import binds `name` to, `m` whether `name` is a
+   * module class, `o` the method `name` of class `cls`. Undefined when `cls` has no key (a
+   * read no other version answers alike).
    */
   query(kind: FileWideRead, name: string, cls?: SyntaxNode): string | undefined {
     if (kind !== 'o') return `${kind} ${name}`;
@@ -98,6 +105,7 @@ export class FileWideReads {
     const kind = query[0];
     const rest = query.slice(2);
     if (kind === 'e') return this.moduleEvidence?.get(rest) ?? '-';
+    if (kind === 'i') return this.imports.lookup(rest) ?? '-';
     if (kind === 'm') return this.definitions.moduleClasses.has(rest) ? 'module' : '-';
     if (kind === 'f') return this.describe(this.definitions.functions.get(rest));
     // A key has no spaces: `o cNet/fforward name`.
@@ -106,10 +114,12 @@ export class FileWideReads {
     return cls ? this.describe(this.definitions.methodOf(cls, rest.slice(space + 1))) : NO_CLASS;
   }
 
-  /** Whether this version answers each query as `answers` has it. */
-  sameAnswers(answers: ReadonlyMap<string | undefined, string>): boolean {
-    for (const [query, answer] of answers)
+  /** Whether this version answers each query as `answers` has it (`skipImports`: a test-only fault). */
+  sameAnswers(answers: ReadonlyMap<string | undefined, string>, skipImports = false): boolean {
+    for (const [query, answer] of answers) {
+      if (skipImports && query?.[0] === 'i') continue;
       if (answer === NEVER || this.answer(query) !== answer) return false;
+    }
     return true;
   }
 

@@ -121,8 +121,8 @@ export class FunctionTrace {
   }
 
   /** Whether another version answers every file-wide read of the walk as this one did. */
-  sameFileWideReads(reads: FileWideReads): boolean {
-    return reads.sameAnswers(this.fileWideReads);
+  sameFileWideReads(reads: FileWideReads, skipImports = false): boolean {
+    return reads.sameAnswers(this.fileWideReads, skipImports);
   }
 
   readGlobal(state: SharedKindState, name: string): Kind | undefined {

@@ -59,6 +59,20 @@ export class ImportTable {
   }
 
   /**
+   * The name whose binding `resolve(node)` reads: the identifier at the head of an attribute
+   * chain (`nn` in `nn.functional.relu`); undefined when the head is not a name (`f().x`).
+   */
+  headName(node: SyntaxNode): string | undefined {
+    let current = node;
+    while (current.type === 'attribute') {
+      const parts = attributeParts(current);
+      if (!parts) break;
+      current = parts.object;
+    }
+    return current.type === 'identifier' ? current.text : undefined;
+  }
+
+  /**
    * Resolves an identifier or attribute chain (`nn.functional.relu`) to its qualified name
    * when its first name is imported; returns undefined for local names.
    */

@@ -2,12 +2,11 @@
 // next. A function whose lowered node is the same object in both versions (the incremental
 // lowering moved its whole subtree, so its text is unchanged) is replayed from the previous
 // version's trace when every input the trace recorded reads the same now (its tensor-evidence
-// calls included: they are made again, and undone if one reads another name guess), and the
-// file-wide facts no trace records (the imports: `facts` below) are unchanged. When the
-// definitions and the module-level usage evidence are unchanged too (the whole `context`
-// string), definitions correspond by their order; otherwise by their keys
-// (file-wide-reads.ts), and a function is carried only if it kept its key and its trace's
-// definition lookups and module-level evidence reads answer the same now.
+// calls included: they are made again, and undone if one reads another name guess). When the
+// file-wide facts (the imports, the definitions and the module-level usage evidence: the whole
+// `context` string) are unchanged, definitions correspond by their order; otherwise by their
+// keys (file-wide-reads.ts), and a function is carried only if it kept its key and its trace's
+// definition lookups, module-level evidence reads and imported names answer the same now.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FunctionTrace, NodeMap } from './function-trace';
 import type { ImportTable } from './imports';
@@ -20,8 +19,6 @@ import { DefinitionKeys, FileWideReads } from './file-wide-reads';
 export interface KindMemo {
   /** The file-wide inputs of every function's analysis (see {@link kindContext}). */
   readonly context: string;
-  /** The part of `context` no trace records: the imports. */
-  readonly facts: string;
   readonly keys: DefinitionKeys;
   /** Function and class definitions, in document order. */
   readonly definitions: readonly SyntaxNode[];
@@ -69,11 +66,15 @@ export class KindCarry {
     const { definitions, moduleEvidence, root } = input;
     const list = mergeInDocumentOrder([definitions.functionNodes, input.classes]);
     const keys = new DefinitionKeys(list);
-    const facts = input.imports.fingerprint();
-    const memo = { context: kindContext(facts, moduleEvidence, keys), facts, keys, definitions: list, root };
+    const memo = {
+      context: kindContext(input.imports.fingerprint(), moduleEvidence, keys),
+      keys,
+      definitions: list,
+      root,
+    };
     return {
       memo,
-      reads: new FileWideReads({ definitions, keys, moduleEvidence }),
+      reads: new FileWideReads({ definitions, keys, moduleEvidence, imports: input.imports }),
       source: this.previousFor(memo),
     };
   }
@@ -81,17 +82,17 @@ export class KindCarry {
   /**
    * The memo to carry from, with its definitions mapped onto this version's: the error
    * version's when its context is this version's, else the clean version's when that is;
-   * failing both, the first whose file-wide facts are this version's, its definitions mapped
-   * by key (`byKey`: each carried function must then keep its key and its definition reads).
+   * failing both, the first there is, its definitions mapped by key (`byKey`: each carried
+   * function must then keep its key and its file-wide reads, imported names included).
    */
   private previousFor(input: Omit<KindMemo, 'rounds'>): CarrySource | undefined {
-    const { context, facts, definitions, keys, root } = input;
+    const { context, definitions, keys, root } = input;
     for (const memo of [this.errorMemo, this.memo]) {
       const map = definitionMap(memo, context, definitions, root);
       if (map) return { memo: memo!, map, byKey: false };
     }
     for (const memo of [this.errorMemo, this.memo]) {
-      if (!memo || (memo.facts !== facts && KindCarry.fault !== 'ignore-context')) continue;
+      if (!memo) continue;
       const map: NodeMap = (node) => {
         if (node === memo.root) return root;
         const key = memo.keys.keyOf(node);
@@ -113,9 +114,12 @@ export class KindCarry {
 
   /**
    * Test-only faults: carry a trace without checking its inputs, without its tensor-evidence
-   * calls, whatever the file-wide facts are, or whatever its definition lookups answer now.
+   * calls, whatever the file-wide facts are, whatever its definition lookups answer now, or
+   * whatever its imported names are bound to now.
    */
-  static fault: 'none' | 'ignore-inputs' | 'skip-evidence' | 'ignore-context' | 'ignore-definitions' = 'none';
+  static fault:
+    'none' | 'ignore-inputs' | 'skip-evidence' | 'ignore-context' | 'ignore-definitions' | 'ignore-imports' =
+    'none';
 }
 
 /** Function analyses (one per function and round) carried or walked with a memo at hand, in this process: for tests and the benchmark. */
@@ -135,22 +139,22 @@ export function fileWideReadsHold(
   if (!source.byKey || KindCarry.fault === 'ignore-definitions') return true;
   const key = reads.keys.keyOf(fn);
   if (key === undefined || source.memo.keys.keyOf(fn) !== key) return false;
-  return source.memo.rounds[round].get(fn)!.sameFileWideReads(reads);
+  return source.memo.rounds[round].get(fn)!.sameFileWideReads(reads, KindCarry.fault === 'ignore-imports');
 }
 
 /**
- * The file-wide facts a function's analysis reads without its trace recording them: the
- * import table, what the module-level code shows of names used in functions, and each
+ * The file-wide facts a function's analysis reads: the import table (`imports`, its
+ * fingerprint), what the module-level code shows of names used in functions, and each
  * definition's name, signature (or bases) and the definitions it is nested in (its path in
- * `keys`). (`facts` is the import table's fingerprint; without the others a trace must
- * record its reads.)
+ * `keys`). Two versions with the same context answer every file-wide read alike, so their
+ * traces are carried without checking those reads.
  */
 export function kindContext(
-  facts: string,
+  imports: string,
   moduleEvidence: ReadonlyMap<string, Kind> | undefined,
   keys: DefinitionKeys,
 ): string {
-  const parts = [facts, JSON.stringify([...(moduleEvidence ?? [])])];
+  const parts = [imports, JSON.stringify([...(moduleEvidence ?? [])])];
   for (const [node, path] of keys.paths) {
     const signature = fieldOf(node, node.type === 'class_definition' ? 'superclasses' : 'parameters');
     parts.push(`${path} ${signature?.text ?? ''}`);

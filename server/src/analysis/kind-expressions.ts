@@ -177,7 +177,7 @@ export abstract class ExpressionKinds implements SharedKindState {
     else if (args)
       for (const arg of args.children)
         this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
-    const qualified = this.imports.resolve(callee);
+    const qualified = this.resolveImported(callee);
     this.noteTensorInputs(node, calleeKind, qualified);
     if (qualified) {
       const kind = kindOfQualifiedCall(qualified);
@@ -283,6 +283,13 @@ export abstract class ExpressionKinds implements SharedKindState {
   protected isModuleClass(name: string): boolean {
     this.readFileWide('m', name);
     return this.definitions.moduleClasses.has(name);
+  }
+
+  /** The dotted name `node` resolves to through the imports; the trace notes the imported name read. */
+  protected resolveImported(node: SyntaxNode): string | undefined {
+    const head = this.imports.headName(node);
+    if (head !== undefined) this.readFileWide('i', head);
+    return this.imports.resolve(node);
   }
 
   /** Puts a file-wide read in the trace, when the next version needs it (file-wide-reads.ts). */

@@ -382,7 +382,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
       return node.children.map((c) => this.kinds[c.id] ?? this.expr(c, env));
     }
     if (node?.type === 'call') {
-      const qualified = this.imports.resolve(fieldOf(node, 'function')!) ?? '';
+      const qualified = this.resolveImported(fieldOf(node, 'function')!) ?? '';
       if (/^deepspeed\.initialize$/.test(qualified)) return ['module', 'optimizer', 'loader', 'scheduler'];
       const method = methodCall(node);
       if (method?.name === 'prepare') return positionalArgs(node).map((a) => this.kinds[a.id] ?? 'unknown');

@@ -1,7 +1,8 @@
 // Carrying function analyses from one version of a document to the next (kind-carry.ts):
 // an edit inside one function replays the others, the kinds equal a fresh analysis, and an
 // edit to what a function read elsewhere in the file (which definition a name calls, what
-// module-level code shows of a name) stops the carry of that function only.
+// module-level code shows of a name, what an imported name is bound to) stops the carry of
+// that function only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Parser } from 'web-tree-sitter';
@@ -107,6 +108,26 @@ test('carrying positionally across renamed definitions would be wrong (the conte
     const run = editOnce(parser, 'def make', 'def made');
     assert.ok(run.carried > 0);
     assert.notEqual(run.incremental, run.fresh);
+  } finally {
+    KindCarry.fault = 'none';
+  }
+});
+
+test('an edit to an import re-walks the functions that read the name, and carries the others', async () => {
+  const parser = await initParser({ wasmDir });
+  // `make` resolves `torch.zeros` through the import, which `torch as th` unbinds; `use` reads
+  // the kind `make` returns; `other` reads no import and is carried. Before the reads of
+  // imported names were traced, any import edit re-walked every function.
+  const run = editOnce(parser, 'import torch', 'import torch as th');
+  assert.equal(run.incremental, run.fresh);
+  assert.equal(run.carried, 1);
+  assert.equal(run.walked, 2);
+  KindCarry.fault = 'ignore-imports';
+  try {
+    // Carried, `make` still returns a tensor that nothing makes any more.
+    const broken = editOnce(parser, 'import torch', 'import torch as th');
+    assert.equal(broken.carried, 3);
+    assert.notEqual(broken.incremental, broken.fresh);
   } finally {
     KindCarry.fault = 'none';
   }
