@@ -134,7 +134,9 @@ def _free_memory() -> None:
         torch.cuda.empty_cache()
 
 
-def _make_step(runner: Callable[..., Any], inputs: List[torch.Tensor], mode: str) -> Callable[[], Any]:
+def make_step(runner: Callable[..., Any], inputs: List[torch.Tensor], mode: str) -> Callable[[], Any]:
+    """The timed call of one case: a forward under no_grad, or a forward and a backward of the sum of the
+    outputs (compare_do_bench.py times this same step with do_bench)."""
     if mode == "forward":
         def forward() -> Any:
             with torch.no_grad():
@@ -161,11 +163,11 @@ def _measure(run: LayerRun, case: Case) -> Dict[str, Any]:
         dims[spec["batchDim"]] = case.batch_size
     run.model.train(backward)  # forward alone is inference: eval mode, no autograd graph
     inputs = build_inputs(spec["inputs"], dims, dtype=run.dtype, device=run.device.torch_device, requires_grad=backward)
-    eager_forward = _make_step(run.model, inputs, "forward")
+    eager_forward = make_step(run.model, inputs, "forward")
     output_bytes = tensor_bytes(eager_forward())  # eager probe: surfaces shape errors with a clear trace
-    eager_step = _make_step(run.model, inputs, case.mode)
+    eager_step = make_step(run.model, inputs, case.mode)
     flop_count = _flops_for(run, case, eager_forward, eager_step, inputs)
-    step = _make_step(run.compiled_model, inputs, case.mode) if case.compiled else eager_step
+    step = make_step(run.compiled_model, inputs, case.mode) if case.compiled else eager_step
     params = list(run.model.parameters())
 
     def before_each() -> None:

@@ -137,3 +137,38 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TurnsTest(unittest.TestCase):
+    def test_middle_run_takes_the_median_run_and_the_last_graph_timing(self):
+        runs = [event(0.30), event(0.10), {**event(0.20, graph_ms=0.05)}]
+        middle = compare_do_bench.middle_run(runs)
+        self.assertEqual(middle["timing"]["medianMs"], 0.20)
+        runs = [event(0.20), event(0.30), event(0.10, graph_ms=0.05)]
+        middle = compare_do_bench.middle_run(runs)
+        self.assertEqual(middle["timing"]["medianMs"], 0.20)
+        self.assertEqual(middle["graphTiming"]["medianMs"], 0.05)
+        self.assertIsNone(runs[0]["graphTiming"], "the runs themselves are not changed")
+
+
+class CommittedResultsTest(unittest.TestCase):
+    """bench/results/*.json come from real GPU runs (docs/benchmark.md): each must keep to the schema, cover
+    every case, and give every row a regime, with graph replay wherever the row is launch-bound."""
+
+    def test_each_results_file_keeps_to_the_schema_and_covers_every_case(self):
+        from shardlens_bench.schema_check import validate
+
+        files = sorted((BENCH_DIR / "results").glob("*.json"))
+        self.assertTrue(files, "no results file is committed")
+        schema = json.loads((BENCH_DIR / "shardlens_bench" / "schema" / "compare.schema.json").read_text())
+        for path in files:
+            report = json.loads(path.read_text())
+            self.assertEqual(validate(report, schema), [], path.name)
+            self.assertEqual(path.stem, gpu_slug(report["device"]))
+            expected = {(c.name, d, m) for c in compare_do_bench.CASES for d in ("bf16", "fp32")
+                        for m in ("forward", "forward_backward")}
+            self.assertEqual({(c["layer"], c["dtype"], c["mode"]) for c in report["cases"]}, expected, path.name)
+            for row in report["cases"]:
+                self.assertIn(row["regime"], ("compute-bound", "memory-bound", "launch-bound"))
+                if row["regime"] == "launch-bound":
+                    self.assertIsNotNone(row["cudagraphMedianMs"] or row["harnessGraphMedianMs"], row["layer"])
