@@ -114,12 +114,10 @@ export class FileWideReads {
     return cls ? this.describe(this.definitions.methodOf(cls, rest.slice(space + 1))) : NO_CLASS;
   }
 
-  /** Whether this version answers each query as `answers` has it (`skipImports`: a test-only fault). */
-  sameAnswers(answers: ReadonlyMap<string | undefined, string>, skipImports = false): boolean {
-    for (const [query, answer] of answers) {
-      if (skipImports && query?.[0] === 'i') continue;
+  /** Whether this version answers each query as `answers` has it. */
+  sameAnswers(answers: ReadonlyMap<string | undefined, string>): boolean {
+    for (const [query, answer] of answers)
       if (answer === NEVER || this.answer(query) !== answer) return false;
-    }
     return true;
   }
 

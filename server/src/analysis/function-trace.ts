@@ -121,8 +121,8 @@ export class FunctionTrace {
   }
 
   /** Whether another version answers every file-wide read of the walk as this one did. */
-  sameFileWideReads(reads: FileWideReads, skipImports = false): boolean {
-    return reads.sameAnswers(this.fileWideReads, skipImports);
+  sameFileWideReads(reads: FileWideReads): boolean {
+    return reads.sameAnswers(this.fileWideReads);
   }
 
   readGlobal(state: SharedKindState, name: string): Kind | undefined {

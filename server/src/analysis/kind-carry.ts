@@ -115,7 +115,7 @@ export class KindCarry {
   /**
    * Test-only faults: carry a trace without checking its inputs, without its tensor-evidence
    * calls, whatever the file-wide facts are, whatever its definition lookups answer now, or
-   * whatever its imported names are bound to now.
+   * without noting the imported names it read (so whatever they are bound to now).
    */
   static fault:
     'none' | 'ignore-inputs' | 'skip-evidence' | 'ignore-context' | 'ignore-definitions' | 'ignore-imports' =
@@ -139,7 +139,7 @@ export function fileWideReadsHold(
   if (!source.byKey || KindCarry.fault === 'ignore-definitions') return true;
   const key = reads.keys.keyOf(fn);
   if (key === undefined || source.memo.keys.keyOf(fn) !== key) return false;
-  return source.memo.rounds[round].get(fn)!.sameFileWideReads(reads, KindCarry.fault === 'ignore-imports');
+  return source.memo.rounds[round].get(fn)!.sameFileWideReads(reads);
 }
 
 /**

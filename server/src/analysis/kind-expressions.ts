@@ -13,6 +13,7 @@ import {
 } from './kinds';
 import type { Definitions } from './definitions';
 import type { FileWideRead, FileWideReads } from './file-wide-reads';
+import { KindCarry } from './kind-carry';
 import { BranchEnv } from './branch-env';
 import type { FunctionTrace, SharedKindState } from './function-trace';
 import { fieldOf, firstPositionalArg, methodCall, positionalArgs, unwrap } from './syntax-helpers';
@@ -285,10 +286,12 @@ export abstract class ExpressionKinds implements SharedKindState {
     return this.definitions.moduleClasses.has(name);
   }
 
-  /** The dotted name `node` resolves to through the imports; the trace notes the imported name read. */
+  /** The dotted name `node` resolves to through the imports; a trace notes the imported name read. */
   protected resolveImported(node: SyntaxNode): string | undefined {
-    const head = this.imports.headName(node);
-    if (head !== undefined) this.readFileWide('i', head);
+    if (this.trace && this.fileWideReads && KindCarry.fault !== 'ignore-imports') {
+      const head = this.imports.headName(node);
+      if (head !== undefined) this.readFileWide('i', head);
+    }
     return this.imports.resolve(node);
   }
 

@@ -64,6 +64,16 @@ function editOnce(parser: Parser, from: string, to: string, source = SOURCE) {
   };
 }
 
+/** Runs `check` with a test-only carry fault on, and turns it off again. */
+function withFault(fault: typeof KindCarry.fault, check: () => void): void {
+  KindCarry.fault = fault;
+  try {
+    check();
+  } finally {
+    KindCarry.fault = 'none';
+  }
+}
+
 test('an edit inside one function carries the analyses of the others', async () => {
   const parser = await initParser({ wasmDir });
   const run = editOnce(parser, 'total = 0', 'total = 1');
@@ -91,26 +101,20 @@ test('carrying across a new definition would be wrong (the definition reads are 
   const honest = editOnce(parser, 'def made', 'def make', source);
   assert.equal(honest.incremental, honest.fresh);
   assert.equal(honest.carried, 1);
-  KindCarry.fault = 'ignore-definitions';
-  try {
+  withFault('ignore-definitions', () => {
     const run = editOnce(parser, 'def made', 'def make', source);
     assert.equal(run.carried, 2);
     assert.notEqual(run.incremental, run.fresh);
-  } finally {
-    KindCarry.fault = 'none';
-  }
+  });
 });
 
 test('carrying positionally across renamed definitions would be wrong (the context check is needed)', async () => {
   const parser = await initParser({ wasmDir });
-  KindCarry.fault = 'ignore-context';
-  try {
+  withFault('ignore-context', () => {
     const run = editOnce(parser, 'def make', 'def made');
     assert.ok(run.carried > 0);
     assert.notEqual(run.incremental, run.fresh);
-  } finally {
-    KindCarry.fault = 'none';
-  }
+  });
 });
 
 test('an edit to an import re-walks the functions that read the name, and carries the others', async () => {
@@ -122,15 +126,12 @@ test('an edit to an import re-walks the functions that read the name, and carrie
   assert.equal(run.incremental, run.fresh);
   assert.equal(run.carried, 1);
   assert.equal(run.walked, 2);
-  KindCarry.fault = 'ignore-imports';
-  try {
+  withFault('ignore-imports', () => {
     // Carried, `make` still returns a tensor that nothing makes any more.
     const broken = editOnce(parser, 'import torch', 'import torch as th');
     assert.equal(broken.carried, 3);
     assert.notEqual(broken.incremental, broken.fresh);
-  } finally {
-    KindCarry.fault = 'none';
-  }
+  });
 });
 
 /** Opens SOURCE with module-level code that shows `loss` is a tensor, then edits that use away. */
@@ -147,15 +148,12 @@ test('what module-level code shows of a name is read through the trace', async (
   assert.equal(run.incremental, run.fresh);
   assert.equal(run.carried, 2);
   assert.equal(run.walked, 1);
-  KindCarry.fault = 'ignore-definitions';
-  try {
+  withFault('ignore-definitions', () => {
     // Carried, `other` keeps `loss` a tensor, which nothing shows any more.
     const broken = replaceModuleEvidence(parser);
     assert.equal(broken.carried, 3);
     assert.notEqual(broken.incremental, broken.fresh);
-  } finally {
-    KindCarry.fault = 'none';
-  }
+  });
 });
 
 const WITH_CLASS = `import torch
