@@ -22,7 +22,8 @@ export class BranchEnv extends Map<string, Kind> {
   }
 
   override get(name: string): Kind | undefined {
-    return super.has(name) ? super.get(name) : this.base.get(name);
+    // NOTE: a Kind is never undefined, so one lookup tells whether this branch binds `name`.
+    return super.get(name) ?? this.base.get(name);
   }
 
   override has(name: string): boolean {

@@ -16,7 +16,14 @@ import type { FileWideRead, FileWideReads } from './file-wide-reads';
 import { KindCarry } from './kind-carry';
 import { BranchEnv } from './branch-env';
 import type { FunctionTrace, SharedKindState } from './function-trace';
-import { fieldOf, firstPositionalArg, methodCall, positionalArgs, unwrap } from './syntax-helpers';
+import {
+  fieldOf,
+  firstPositionalArg,
+  methodCall,
+  positionalArgs,
+  unwrap,
+  type MethodCall,
+} from './syntax-helpers';
 import type { NameGuess, TensorEvidence } from './tensor-evidence';
 import {
   OUTPUT_ATTRIBUTES,
@@ -179,7 +186,8 @@ export abstract class ExpressionKinds implements SharedKindState {
       for (const arg of args.children)
         this.expr(arg.type === 'keyword_argument' ? (fieldOf(arg, 'value') ?? arg) : arg, env);
     const qualified = this.resolveImported(callee);
-    this.noteTensorInputs(node, calleeKind, qualified);
+    const method = methodCall(node);
+    this.noteTensorInputs(node, method, calleeKind, qualified);
     if (qualified) {
       const kind = kindOfQualifiedCall(qualified);
       if (kind !== 'unknown') return kind;
@@ -198,7 +206,6 @@ export abstract class ExpressionKinds implements SharedKindState {
       if (fn) return this.callFunction(fn, node, env);
       return 'unknown';
     }
-    const method = methodCall(node);
     if (method) {
       const own = method.receiver.text === 'self' ? this.ownMethod(node, method.name) : undefined;
       if (own) return this.callFunction(own, node, env, 1);
@@ -217,9 +224,13 @@ export abstract class ExpressionKinds implements SharedKindState {
    * `torch.nn.functional` call, the receiver of `.backward()`, the argument of
    * `accelerator.backward(loss)` or `scaler.scale(loss)`.
    */
-  private noteTensorInputs(call: SyntaxNode, calleeKind: Kind, qualified: string | undefined): void {
+  private noteTensorInputs(
+    call: SyntaxNode,
+    method: MethodCall | undefined,
+    calleeKind: Kind,
+    qualified: string | undefined,
+  ): void {
     const args = fieldOf(call, 'arguments');
-    const method = methodCall(call);
     const moduleInput =
       calleeKind === 'module' ||
       qualified?.startsWith('torch.nn.functional.') ||

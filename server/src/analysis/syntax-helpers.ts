@@ -21,8 +21,14 @@ export function unwrap(node: SyntaxNode): SyntaxNode {
   return current;
 }
 
+/** A call of a method: `receiver.name(...)`. */
+export interface MethodCall {
+  name: string;
+  receiver: SyntaxNode;
+}
+
 /** For `a.b(...)`: the method name `b` and the receiver `a`; undefined for other calls. */
-export function methodCall(call: SyntaxNode): { name: string; receiver: SyntaxNode } | undefined {
+export function methodCall(call: SyntaxNode): MethodCall | undefined {
   if (call.type !== 'call') return undefined;
   const callee = fieldOf(call, 'function');
   if (!callee || callee.type !== 'attribute') return undefined;
