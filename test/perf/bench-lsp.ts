@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileUri, spawnServer, startInProcess } from '../helpers/lsp-client';
 import { RandomEditor, positionAt } from './edits';
-import { generateTrainingFile } from './generate';
+import { Dice, generateTrainingFile } from './generate';
 import { PublishWatcher } from './lsp-timing';
 import { median, nowMs, percentile, round } from './stats';
 import { processParseCounts } from '../../server/src/parse/incremental';
@@ -68,8 +68,17 @@ export const WARM_UP_EDITS = 10;
  * `error` types a letter at the start of an indented line of code, before its indentation,
  * and deletes it: every version it types has a syntax error (the worst case of a keystroke
  * anywhere in a file: each such version is parsed afresh).
+ * `random` types one of {@link RANDOM_KEYS} at a seeded random offset anywhere in the file
+ * (inside strings, comments, words, indentation) and deletes it: no site is chosen for it.
  */
-export type Keystroke = 'comment' | 'identifier' | 'statement' | 'error';
+export type Keystroke = 'comment' | 'identifier' | 'statement' | 'error' | 'random';
+
+/**
+ * What `random` types, as VS Code sends each key by default: a bracket with its closing one,
+ * Enter as a line break with the indentation of the line it splits (`\n` stands for it).
+ * Quotes come alone: VS Code closes them only before whitespace.
+ */
+const RANDOM_KEYS = ['q', '7', ' ', '.', ',', ':', '=', '()', '[]', '"', "'", '#', '\n'];
 
 /** What `statement` types on a new line of a block. */
 const STATEMENT = 'scale = torch.cat([a, b.view(-1)], dim=0).sum().item()';
@@ -167,6 +176,7 @@ export function keypresses(
     }
     return presses;
   }
+  if (keystroke === 'random') return randomPresses(text, count);
   // One site per two sampled keystrokes; the warm-up takes the first sites, which the last
   // samples visit again.
   const sites = spreadLines(lines, Math.ceil((count - WARM_UP_EDITS) / 2), (line) => {
@@ -181,6 +191,25 @@ export function keypresses(
     const line = sites[i % sites.length];
     const at = lineStarts[line] + (atLineStart ? 0 : FIRST_WORD.exec(lines[line])!.index + 1);
     presses.push({ start: at, end: at, text: typed }, { start: at, end: at + 1, text: '' });
+  }
+  return presses;
+}
+
+/** `random`'s keystrokes: each of {@link RANDOM_KEYS} at a seeded offset, then its deletion. */
+function randomPresses(text: string, count: number): Keypress[] {
+  const dice = new Dice(13);
+  const presses: Keypress[] = [];
+  while (presses.length < count && text.length > 0) {
+    let at = dice.int(0, text.length);
+    // Never between the `\r` and the `\n` of a line break.
+    if (text[at - 1] === '\r' && text[at] === '\n') at++;
+    let typed = dice.pick(RANDOM_KEYS);
+    if (typed === '\n') {
+      const lineStart = Math.max(text.lastIndexOf('\n', at - 1), text.lastIndexOf('\r', at - 1)) + 1;
+      const indentation = /^[ \t]*/.exec(text.slice(lineStart, at))![0];
+      typed = `${text.includes('\r\n') ? '\r\n' : '\n'}${indentation}`;
+    }
+    presses.push({ start: at, end: at, text: typed }, { start: at, end: at + typed.length, text: '' });
   }
   return presses;
 }

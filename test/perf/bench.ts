@@ -202,6 +202,15 @@ async function main(): Promise<void> {
         target,
         stdio: true,
       });
+      // Keys anywhere: seeded offsets in strings, comments, words and indentation, not sites
+      // chosen for a keystroke (Enter as VS Code sends it, with the line's indentation).
+      cases.push({
+        label: `real ${relative(corpus!, near.path)} over stdio`,
+        text: near.text,
+        keystroke: 'random',
+        target,
+        stdio: true,
+      });
       // A client with full document sync sends the whole text with each keystroke.
       cases.push({
         label: `real ${relative(corpus!, near.path)} over stdio, whole text per change`,
@@ -230,9 +239,9 @@ async function main(): Promise<void> {
     const zoo = generateModelZooFile({ classes: 30, variants: 330, seed: 7 });
     for (const keystroke of ['identifier', 'comment', 'statement'] as const)
       cases.push({ label: 'generated model zoo over stdio', text: zoo, keystroke, target: 50, stdio: true });
-    // BENCH_FILES=a.py,b.py: the four keystrokes over stdio on each of these files too.
+    // BENCH_FILES=a.py,b.py: the five keystrokes over stdio on each of these files too.
     for (const path of process.env.BENCH_FILES?.split(',').filter(Boolean) ?? [])
-      for (const keystroke of ['identifier', 'comment', 'statement', 'error'] as const)
+      for (const keystroke of ['identifier', 'comment', 'statement', 'error', 'random'] as const)
         cases.push({
           label: `${path} over stdio`,
           text: readFileSync(path, 'utf8'),

@@ -70,3 +70,37 @@ test('a file with no indented code has no `error` keystrokes', () => {
   const text = LINES.filter((line) => !line.startsWith('\t')).join('\n');
   assert.deepEqual(keypresses(text, 'error', 12), []);
 });
+
+test('`random` types each key anywhere and deletes it; Enter brings the line break and indentation of its line', () => {
+  const lines = Array.from({ length: 8 }, () => BODY).flat();
+  for (const [label, text] of [
+    ['LF', lines.join('\n')],
+    ['CRLF', lines.join('\r\n')],
+  ]) {
+    const presses = keypresses(text, 'random', 400);
+    assert.equal(presses.length, 400, `${label}: as many keystrokes as asked`);
+    const versions = typeAll(text, presses);
+    for (let i = 1; i < versions.length; i += 2)
+      assert.equal(versions[i], text, `${label}: keystroke ${i} is undone`);
+    for (const version of versions)
+      assert.ok(!/\r[^\n]|\r$/.test(version), `${label}: no \`\\r\` left without its \`\\n\``);
+    const typed = new Set(presses.filter((_, i) => i % 2 === 0).map((press) => press.text));
+    for (const key of ['q', '()', '"', '#']) assert.ok(typed.has(key), `${label}: ${key} typed`);
+    const newline = label === 'CRLF' ? '\r\n' : '\n';
+    const enters = presses.filter((press, i) => i % 2 === 0 && press.text.startsWith(newline));
+    assert.ok(enters.length > 0, `${label}: Enter typed`);
+    for (const enter of enters) {
+      const lineStart = text.lastIndexOf('\n', enter.start - 1) + 1;
+      const indentation = /^[ \t]*/.exec(text.slice(lineStart, enter.start))![0];
+      assert.equal(
+        enter.text,
+        newline + indentation,
+        `${label}: Enter at ${enter.start} indents as its line`,
+      );
+    }
+    assert.ok(
+      enters.some((enter) => enter.text.length > newline.length),
+      `${label}: some Enter splits an indented line`,
+    );
+  }
+});
