@@ -172,7 +172,13 @@ function parseGroup(
   // after the error (a letter typed at column 0 ends the class there): that node is left
   // out, and what it holds after the class is taken as nodes after the class.
   const wrapped = root.children[0]?.type === 'ERROR' && root.children[0].startIndex === root.startIndex;
-  const [top, ...after] = wrapped ? [...root.children[0].children, ...root.children.slice(1)] : root.children;
+  const [top, ...outside] = wrapped
+    ? [...root.children[0].children, ...root.children.slice(1)]
+    : root.children;
+  // NOTE: an error in the header lines can end the class inside them (`e):` at column 0 after
+  // a broken base list): what follows it there is the first group's text, so a later group
+  // keeps only the nodes that start in its own lines.
+  const after = first ? outside : nodesFrom(outside, start);
   const decorated = first && top?.type === 'decorated_definition';
   const classNode = decorated ? top.children[top.children.length - 1] : top;
   const decorators = decorated ? top.children.slice(0, -1) : undefined;

@@ -215,3 +215,44 @@ test('an edit of the class header parses every group again: each is parsed with 
   assert.equal(incremental.hasError, true);
   assert.equal(sameTree(incremental.root, fresh.root), undefined);
 });
+
+/** Where a node starts before the end of the sibling before it, or appears twice (undefined when neither). */
+function outOfOrder(root: SyntaxNode): string | undefined {
+  const seen = new Set<SyntaxNode>();
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (seen.has(node)) return `${node.type} at ${node.startIndex} twice`;
+    seen.add(node);
+    let end = node.startIndex;
+    for (const child of node.children) {
+      if (child.startIndex < end) return `${child.type} at ${child.startIndex} after ${end} in ${node.type}`;
+      end = child.endIndex;
+      stack.push(child);
+    }
+  }
+  return undefined;
+}
+
+test('an error in the header lines that ends the class there stays in the first group, and moves with no edit after it', async () => {
+  const parser = await initParser({ wasmDir });
+  // A snippet pasted into the base list: the class ends at `e):` in the header lines, which
+  // every group is parsed with.
+  const header = 'class Big(Base with torch.no_grad():\n    pass\ne):';
+  const methods = [...'abcdefghijklmn'].map((name) => method(name)).join('\n');
+  const text = `import torch\n\n${header}\n    scale = 2\n\n${methods}`;
+  assert.ok(classCuts(text, text.indexOf('class'), text.length));
+  const parsed = parseSource(parser, text);
+  assert.equal(parsed.hasError, true);
+  assert.equal(outOfOrder(parsed.root), undefined);
+  // Part of a line of a later method deleted: the groups before it keep their offsets.
+  const trees = new DocumentTrees(parser);
+  trees.parse('doc', text);
+  const start = text.indexOf('        y3 = x.view', text.indexOf('    def c(self'));
+  const edited = text.slice(0, start) + text.slice(start + 24);
+  trees.edit('doc', text, [{ start, oldEnd: start + 24, newText: '' }]);
+  const incremental = trees.parse('doc', edited);
+  const fresh = parseSource(parser, edited);
+  assert.equal(outOfOrder(fresh.root), undefined);
+  assert.equal(sameTree(incremental.root, fresh.root), undefined);
+});
