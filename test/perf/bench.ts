@@ -225,7 +225,7 @@ async function main(): Promise<void> {
       // A training script (a backward pass or an optimizer step in it), whose hot loops and
       // guards the role analysis reads; over stdio, as the issue measures.
       const script = fileNear(realFiles, 5_000, TRAINS);
-      for (const keystroke of ['identifier', 'comment', 'statement'] as const)
+      for (const keystroke of ['identifier', 'comment', 'statement', 'random'] as const)
         cases.push({
           label: `real training script ${relative(corpus!, script.path)} over stdio`,
           text: script.text,
