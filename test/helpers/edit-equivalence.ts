@@ -12,6 +12,7 @@ import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
 import { generateTrainerFile } from '../perf/generate-trainer';
 import { repoRoot } from './paths';
+import { outOfOrder } from './tree-order';
 
 /** A script whose loaders are known by name only (weak tensor facts). */
 export const LOADER_HELPERS = 'test/fixtures/edits/loader_helpers.py';
@@ -142,22 +143,21 @@ export function runEditEquivalence(input: {
           filePath: null,
           settings: session.settingsFor(uri),
         });
+        const diverged = (detail: string): EquivalenceRun => ({
+          edits: done + 1,
+          incrementalParses: session.trees.stats.incrementalParses,
+          windowParses: session.trees.stats.windowParses,
+          divergence: { file: file.name, edit: i, detail, text: editor.text },
+        });
+        // Equal trees can both be wrong the same way: the chunks and groups must make a tree.
+        const misplaced = incremental.model && outOfOrder(incremental.model.root);
+        if (misplaced) return diverged(`misplaced node: ${misplaced}`);
         const [a, b] = [signature(incremental), signature(fresh)];
         if (a !== b) {
           let at = 0;
           while (a[at] === b[at]) at++;
           const around = (s: string) => s.slice(Math.max(0, at - 300), at + 300);
-          return {
-            edits: done + 1,
-            incrementalParses: session.trees.stats.incrementalParses,
-            windowParses: session.trees.stats.windowParses,
-            divergence: {
-              file: file.name,
-              edit: i,
-              detail: `incremental …${around(a)}…\nfresh …${around(b)}…`,
-              text: editor.text,
-            },
-          };
+          return diverged(`incremental …${around(a)}…\nfresh …${around(b)}…`);
         }
       }
       session.forget(uri);

@@ -12,6 +12,7 @@ import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { lowerTree, SourceText, type LoweredNode, type SyntaxNode } from '../../../server/src/parse/syntax';
 import { wasmDir } from '../../helpers/paths';
+import { outOfOrder } from '../../helpers/tree-order';
 
 /** A method long enough to be a group of its own (shorter ones run together). */
 const method = (name: string, indent = '    ') =>
@@ -215,24 +216,6 @@ test('an edit of the class header parses every group again: each is parsed with 
   assert.equal(incremental.hasError, true);
   assert.equal(sameTree(incremental.root, fresh.root), undefined);
 });
-
-/** Where a node starts before the end of the sibling before it, or appears twice (undefined when neither). */
-function outOfOrder(root: SyntaxNode): string | undefined {
-  const seen = new Set<SyntaxNode>();
-  const stack = [root];
-  while (stack.length) {
-    const node = stack.pop()!;
-    if (seen.has(node)) return `${node.type} at ${node.startIndex} twice`;
-    seen.add(node);
-    let end = node.startIndex;
-    for (const child of node.children) {
-      if (child.startIndex < end) return `${child.type} at ${child.startIndex} after ${end} in ${node.type}`;
-      end = child.endIndex;
-      stack.push(child);
-    }
-  }
-  return undefined;
-}
 
 test('an error in the header lines that ends the class there stays in the first group, and moves with no edit after it', async () => {
   const parser = await initParser({ wasmDir });

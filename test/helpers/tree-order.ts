@@ -1,0 +1,25 @@
+// Test helper: a lowered tree's own shape, whatever built it (a whole parse, chunks, member
+// groups, reuse across versions): each node appears once, under the node its `parent` names,
+// inside that node's range, and after the sibling before it.
+import type { SyntaxNode } from '../../server/src/parse/syntax';
+
+/** The first node that breaks the tree's shape, in words (undefined when none does). */
+export function outOfOrder(root: SyntaxNode): string | undefined {
+  const seen = new Set<SyntaxNode>();
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (seen.has(node)) return `${node.type} at ${node.startIndex} twice`;
+    seen.add(node);
+    let end = node.startIndex;
+    for (const child of node.children) {
+      const where = `${child.type} at ${child.startIndex}-${child.endIndex} in ${node.type} at ${node.startIndex}-${node.endIndex}`;
+      if (child.parent !== node) return `${where}: its parent is another node`;
+      if (child.startIndex < end) return `${where}: before the end of the sibling before it (${end})`;
+      if (child.endIndex > node.endIndex) return `${where}: past its parent's end`;
+      end = child.endIndex;
+      stack.push(child);
+    }
+  }
+  return undefined;
+}
