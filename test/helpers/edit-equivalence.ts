@@ -47,6 +47,21 @@ export function largeClassFiles(): { name: string; text: string }[] {
 }
 
 /**
+ * Real-like files as Windows editors and tab users keep them: with `\r\n` line breaks, and
+ * indented with tabs (one tab for each four leading spaces).
+ */
+export function lineBreakAndTabFiles(): { name: string; text: string }[] {
+  const [script, model] = realLikeFiles();
+  const [trainer] = largeClassFiles();
+  const tabs = (text: string) => text.replace(/^(?: {4})+/gm, (spaces) => '\t'.repeat(spaces.length / 4));
+  return [
+    { name: `${script.name} with \\r\\n`, text: script.text.replace(/\n/g, '\r\n') },
+    { name: `${model.name} with tabs`, text: tabs(model.text) },
+    { name: `${trainer.name} with \\r\\n and tabs`, text: tabs(trainer.text).replace(/\n/g, '\r\n') },
+  ];
+}
+
+/**
  * Everything compared: the lowered tree and its by-type index, each node's kind (and the
  * name its tensor fact rests on, if only a name), the syntax-error flag, findings and failures.
  */

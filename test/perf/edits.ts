@@ -156,7 +156,9 @@ export class TypingEditor {
     const lines = this.text.split('\n');
     const line = dice.int(0, lines.length - 1);
     const lineStart = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
-    const content = lines[line];
+    // In a `\r\n` text a line ends before its `\r`, and a new line takes the same break.
+    const content = lines[line].endsWith('\r') ? lines[line].slice(0, -1) : lines[line];
+    const newline = this.text.includes('\r\n') ? '\r\n' : '\n';
     const indent = /^\s*/.exec(content)![0];
     const endOfLine = lineStart + content.length;
     const choice = dice.int(0, 5);
@@ -166,14 +168,14 @@ export class TypingEditor {
       !content.trimEnd().endsWith(':') &&
       !content.trimEnd().endsWith('\\')
     ) {
-      return { offset: endOfLine, chars: ['\n' + indent, ...dice.pick(TYPED_STATEMENTS)] };
+      return { offset: endOfLine, chars: [newline + indent, ...dice.pick(TYPED_STATEMENTS)] };
     }
     const digit = /\d/.exec(content);
     if (choice === 1 && digit) return { offset: lineStart + digit.index, chars: [String(dice.int(1, 9))] };
     const word = /[A-Za-z_][A-Za-z_]+/.exec(content.slice(indent.length));
     if (choice === 2 && word && !KEYWORDS.has(word[0]))
       return { offset: lineStart + indent.length + word.index + 1, chars: ['q'] };
-    if (choice === 3 && /^\s*\w+ = /.test(content)) return { offset: endOfLine, chars: ['\n' + content] };
+    if (choice === 3 && /^\s*\w+ = /.test(content)) return { offset: endOfLine, chars: [newline + content] };
     if (choice === 4 && content.trim())
       return { offset: lineStart + indent.length, chars: [dice.pick(['#', ')']), BACKSPACE] };
     return { offset: endOfLine, chars: [...'  # ok'] };

@@ -16,7 +16,12 @@ import { classChunkCounts } from '../../server/src/parse/class-chunks';
 import { pointAt } from '../../server/src/parse/points';
 import { loweringReuseCounts } from '../../server/src/parse/lower-reuse';
 import { KindCarry, kindCarryCounts } from '../../server/src/analysis/kind-carry';
-import { largeClassFiles, LOADER_HELPERS, runEditEquivalence } from '../helpers/edit-equivalence';
+import {
+  largeClassFiles,
+  lineBreakAndTabFiles,
+  LOADER_HELPERS,
+  runEditEquivalence,
+} from '../helpers/edit-equivalence';
 import { wasmDir } from '../helpers/paths';
 
 test(
@@ -82,6 +87,28 @@ test(
       const reused = classChunkCounts.reused - before.reused;
       assert.ok(reused >= 5_000, `seed ${seed}: only ${reused} groups taken from the last version`);
     }
+  },
+);
+
+test(
+  'in files with \\r\\n line breaks or tab indentation, after each of 3,000 random edits the incremental analysis equals a fresh one',
+  { timeout: 600_000 },
+  async () => {
+    const parser = await initParser({ wasmDir });
+    const files = lineBreakAndTabFiles();
+    assert.ok(files.every((file) => file.text.includes('\r\n') || /^\t/m.test(file.text)));
+    const run = runEditEquivalence({ parser, edits: 3_000, seed: 19, files, episodeLength: 100 });
+    assert.equal(
+      run.divergence,
+      undefined,
+      `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
+    );
+    assert.equal(run.edits, 3_000);
+    // Typing keeps most versions parseable: the re-parse paths must be exercised here too.
+    assert.ok(
+      run.windowParses + run.incrementalParses >= 500,
+      `only ${run.windowParses} window and ${run.incrementalParses} incremental parses`,
+    );
   },
 );
 
