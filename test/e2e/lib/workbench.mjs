@@ -71,14 +71,24 @@ async function quickInputRows(page) {
  * Accepts the quick input row at `index`: Enter when it is the first (focused) row, else a click.
  * NOTE: a click can wait out its timeout while the list re-renders (Quick Open refining its
  * results); Enter on the focused row does not, and a short click timeout lets callers retry.
+ * A click refused for the whole timeout (twice in CI, for 60 s of retries, with the row in
+ * view) falls back to the arrow keys, as long as the quick input still has the focus: the
+ * keys then cannot reach the editor.
  */
 async function pickRow(page, index) {
-  if (index === 0) await page.keyboard.press('Enter');
-  else
+  if (index === 0) return page.keyboard.press('Enter');
+  try {
     await page
       .locator('.quick-input-widget .quick-input-list .monaco-list-row')
       .nth(index)
       .click({ timeout: 5000 });
+  } catch (error) {
+    const input = page.locator('.quick-input-widget input');
+    const focused = await input.evaluate((element) => element === document.activeElement).catch(() => false);
+    if (!focused) throw error;
+    for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+  }
 }
 
 /** Presses Escape until no quick input, hover or context widget is open. */
