@@ -12,7 +12,7 @@ import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
 import { generateTrainerFile } from '../perf/generate-trainer';
 import { repoRoot } from './paths';
-import { outOfOrder } from './tree-order';
+import { misshapenNode } from './tree-order';
 
 /** A script whose loaders are known by name only (weak tensor facts). */
 export const LOADER_HELPERS = 'test/fixtures/edits/loader_helpers.py';
@@ -165,7 +165,7 @@ export function runEditEquivalence(input: {
           divergence: { file: file.name, edit: i, detail, text: editor.text },
         });
         // Equal trees can both be wrong the same way: the chunks and groups must make a tree.
-        const misplaced = incremental.model && outOfOrder(incremental.model.root);
+        const misplaced = incremental.model && misshapenNode(incremental.model.root);
         if (misplaced) return diverged(`misplaced node: ${misplaced}`);
         const [a, b] = [signature(incremental), signature(fresh)];
         if (a !== b) {

@@ -4,7 +4,7 @@
 import type { SyntaxNode } from '../../server/src/parse/syntax';
 
 /** The first node that breaks the tree's shape, in words (undefined when none does). */
-export function outOfOrder(root: SyntaxNode): string | undefined {
+export function misshapenNode(root: SyntaxNode): string | undefined {
   const seen = new Set<SyntaxNode>();
   const stack = [root];
   while (stack.length) {

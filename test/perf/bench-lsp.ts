@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileUri, spawnServer, startInProcess } from '../helpers/lsp-client';
-import { RandomEditor, positionAt } from './edits';
+import { RandomEditor, lineBreakOf, positionAt } from './edits';
 import { Dice, generateTrainingFile } from './generate';
 import { PublishWatcher } from './lsp-timing';
 import { median, nowMs, percentile, round } from './stats';
@@ -155,7 +155,7 @@ export function keypresses(
       // as VS Code types it by default: an opening bracket brings its closing one, which
       // typing it then steps over (no change). Then the new line is deleted in one change.
       const end = lineStarts[line] + lines[line].length;
-      const newLine = `${text.includes('\r\n') ? '\r\n' : '\n'}${indentOf(line)}`;
+      const newLine = `${lineBreakOf(text)}${indentOf(line)}`;
       presses.push({ start: end, end, text: newLine });
       let cursor = end + newLine.length;
       const closers: string[] = [];
@@ -207,7 +207,7 @@ function randomPresses(text: string, count: number): Keypress[] {
     if (typed === '\n') {
       const lineStart = Math.max(text.lastIndexOf('\n', at - 1), text.lastIndexOf('\r', at - 1)) + 1;
       const indentation = /^[ \t]*/.exec(text.slice(lineStart, at))![0];
-      typed = `${text.includes('\r\n') ? '\r\n' : '\n'}${indentation}`;
+      typed = `${lineBreakOf(text)}${indentation}`;
     }
     presses.push({ start: at, end: at, text: typed }, { start: at, end: at + typed.length, text: '' });
   }

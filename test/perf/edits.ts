@@ -39,6 +39,11 @@ const SNIPPETS = [
   '',
 ];
 
+/** The line break `text` uses: `\r\n` when it has one, else `\n`. */
+export function lineBreakOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
 /** The UTF-16 offset of an LSP position in `text` (lines end at \n, \r\n or \r, as LSP says). */
 export function offsetAt(text: string, position: LspPosition): number {
   let line = 0;
@@ -158,7 +163,7 @@ export class TypingEditor {
     const lineStart = lines.slice(0, line).reduce((sum, l) => sum + l.length + 1, 0);
     // In a `\r\n` text a line ends before its `\r`, and a new line takes the same break.
     const content = lines[line].endsWith('\r') ? lines[line].slice(0, -1) : lines[line];
-    const newline = this.text.includes('\r\n') ? '\r\n' : '\n';
+    const newline = lineBreakOf(this.text);
     const indent = /^\s*/.exec(content)![0];
     const endOfLine = lineStart + content.length;
     const choice = dice.int(0, 5);

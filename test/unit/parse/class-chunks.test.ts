@@ -12,7 +12,7 @@ import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { lowerTree, SourceText, type LoweredNode, type SyntaxNode } from '../../../server/src/parse/syntax';
 import { wasmDir } from '../../helpers/paths';
-import { outOfOrder } from '../../helpers/tree-order';
+import { misshapenNode } from '../../helpers/tree-order';
 
 /** A method long enough to be a group of its own (shorter ones run together). */
 const method = (name: string, indent = '    ') =>
@@ -227,7 +227,7 @@ test('an error in the header lines that ends the class there stays in the first 
   assert.ok(classCuts(text, text.indexOf('class'), text.length));
   const parsed = parseSource(parser, text);
   assert.equal(parsed.hasError, true);
-  assert.equal(outOfOrder(parsed.root), undefined);
+  assert.equal(misshapenNode(parsed.root), undefined);
   // Part of a line of a later method deleted: the groups before it keep their offsets.
   const trees = new DocumentTrees(parser);
   trees.parse('doc', text);
@@ -236,6 +236,6 @@ test('an error in the header lines that ends the class there stays in the first 
   trees.edit('doc', text, [{ start, oldEnd: start + 24, newText: '' }]);
   const incremental = trees.parse('doc', edited);
   const fresh = parseSource(parser, edited);
-  assert.equal(outOfOrder(fresh.root), undefined);
+  assert.equal(misshapenNode(fresh.root), undefined);
   assert.equal(sameTree(incremental.root, fresh.root), undefined);
 });
