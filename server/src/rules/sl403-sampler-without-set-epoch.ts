@@ -2,7 +2,13 @@
 // every epoch replays the same permutation.
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
-import { fieldOf, keywordArg, walk } from '../analysis/syntax-helpers';
+import {
+  fieldOf,
+  keywordArg,
+  mergeInDocumentOrder,
+  nodesWithin,
+  rangeWithin,
+} from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoader, mentionsAttribute } from './distributed-helpers';
 import type { Fix, Rule } from './types';
 import { sl403Text } from './messages/sl4';
@@ -116,41 +122,34 @@ function plainSamplerName(samplers: SyntaxNode[]): string | undefined {
 
 /** `for` loops that run epochs: they contain a hot loop (directly or in a called same-file function) without being one. */
 function epochLoops(model: FileModel): SyntaxNode[] {
+  // Every loop of the file in document order: a subtree's loops are an index range of it,
+  // asked in the order a walk of the subtree would meet them (the first hot one ends it).
+  const loops = mergeInDocumentOrder([model.nodes.for_statement, model.nodes.while_statement]);
+  const containsHotLoop = (node: SyntaxNode): boolean => {
+    const [from, to] = rangeWithin(loops, node);
+    for (let i = from; i < to; i++) if (model.roles.isHotLoop(loops[i])) return true;
+    return false;
+  };
   const hotFunctions = new Set<string>();
   for (const fn of model.nodes.function_definition)
-    if (containsHotLoop(model, fn)) hotFunctions.add(fieldOf(fn, 'name')?.text ?? '');
-  const loops: SyntaxNode[] = [];
+    if (containsHotLoop(fn)) hotFunctions.add(fieldOf(fn, 'name')?.text ?? '');
+  const found: SyntaxNode[] = [];
   for (const loop of model.nodes.for_statement) {
     if (model.roles.isHotLoop(loop) || model.roles.enclosingLoop(loop)) continue;
     const body = fieldOf(loop, 'body');
     if (!body) continue;
-    let trains = containsHotLoop(model, body);
-    walk(body, (node) => {
-      if (trains) return false;
-      if (node.type !== 'call') return;
-      const callee = fieldOf(node, 'function');
-      const name =
-        callee?.type === 'identifier'
-          ? callee.text
-          : callee?.type === 'attribute'
-            ? fieldOf(callee, 'attribute')?.text
-            : undefined;
-      if (name && hotFunctions.has(name)) trains = true;
-    });
-    if (trains) loops.push(loop);
+    const callsHotFunction = () =>
+      nodesWithin(model.nodes.call, body).some((call) => {
+        const callee = fieldOf(call, 'function');
+        const name =
+          callee?.type === 'identifier'
+            ? callee.text
+            : callee?.type === 'attribute'
+              ? fieldOf(callee, 'attribute')?.text
+              : undefined;
+        return !!name && hotFunctions.has(name);
+      });
+    if (containsHotLoop(body) || callsHotFunction()) found.push(loop);
   }
-  return loops;
-}
-
-function containsHotLoop(model: FileModel, node: SyntaxNode): boolean {
-  let found = false;
-  walk(node, (current) => {
-    if (found) return false;
-    if (
-      (current.type === 'for_statement' || current.type === 'while_statement') &&
-      model.roles.isHotLoop(current)
-    )
-      found = true;
-  });
   return found;
 }
