@@ -11,6 +11,7 @@ import type { SyntaxNode } from '../../server/src/parse/syntax';
 import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
 import { generateTrainerFile } from '../perf/generate-trainer';
+import { generateModelZooFile } from '../perf/generate-zoo';
 import { repoRoot } from './paths';
 import { misshapenNode } from './tree-order';
 
@@ -43,6 +44,14 @@ export function largeClassFiles(): { name: string; text: string }[] {
   return [44, 45].map((seed) => ({
     name: `generated trainer seed ${seed}`,
     text: generateTrainerFile({ methods: 30, seed }),
+  }));
+}
+
+/** Model zoos whose table of configurations is a large literal (parsed entry group by entry group when they have errors: literal-chunks.ts). */
+export function largeLiteralFiles(): { name: string; text: string }[] {
+  return [3, 4].map((seed) => ({
+    name: `generated model zoo seed ${seed}`,
+    text: generateModelZooFile({ classes: 4, variants: 120, seed }),
   }));
 }
 

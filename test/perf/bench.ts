@@ -237,7 +237,7 @@ async function main(): Promise<void> {
     // A model zoo shaped like the large public vision-model files (a dictionary of
     // configurations a third of the file long, hundreds of small builders); over stdio.
     const zoo = generateModelZooFile({ classes: 30, variants: 330, seed: 7 });
-    for (const keystroke of ['identifier', 'comment', 'statement'] as const)
+    for (const keystroke of ['identifier', 'comment', 'statement', 'error', 'random'] as const)
       cases.push({ label: 'generated model zoo over stdio', text: zoo, keystroke, target: 50, stdio: true });
     // BENCH_FILES=a.py,b.py: the five keystrokes over stdio on each of these files too.
     for (const path of process.env.BENCH_FILES?.split(',').filter(Boolean) ?? [])

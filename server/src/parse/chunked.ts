@@ -3,10 +3,17 @@
 // stays inside its chunk, and a keystroke in one chunk re-parses that chunk alone: the
 // other chunks' nodes, whose text is unchanged, move over from the last version (same
 // objects, offsets shifted), as a window re-parse moves them (window-parse.ts). A chunk
-// that is one large class is parsed in groups of its members (class-chunks.ts).
+// that is one large class is parsed in groups of its members (class-chunks.ts), one that is
+// a statement holding a large literal in groups of its entries (literal-chunks.ts).
 import type { Parser } from 'web-tree-sitter';
 import { chunkStarts } from './chunks';
 import { lowerClassChunk, shiftSplit, splitOfWholeClass, type ClassSplit } from './class-chunks';
+import {
+  lowerLiteralChunk,
+  shiftLiteralSplit,
+  splitOfWholeLiteral,
+  type LiteralSplit,
+} from './literal-chunks';
 import { cutLoose, lowerPartReusing, renumber, type NodeSet, type TextSpan } from './lower-reuse';
 import { unchangedParts } from './edit-spans';
 import { lineRange } from './points';
@@ -25,6 +32,8 @@ export interface ChunkRecord {
   unverified?: UnverifiedNodes;
   /** For a large class: its groups of members (class-chunks.ts). */
   split?: ClassSplit;
+  /** For a large literal: its groups of entries (literal-chunks.ts). */
+  literal?: LiteralSplit;
 }
 
 /** A chunked lowering: the tree, and its chunks for the next version to reuse. */
@@ -70,7 +79,7 @@ export function planChunks(parser: Parser, text: string, previous?: PreviousChun
     const end = i + 1 < starts.length ? starts[i + 1] : text.length;
     const old = reusable.get(start);
     if (old && old.end - old.start === end - start) {
-      const { nodes, hasError, unverified, split } = old;
+      const { nodes, hasError, unverified, split, literal } = old;
       const shift = start - old.start;
       chunks.push({
         start,
@@ -79,6 +88,7 @@ export function planChunks(parser: Parser, text: string, previous?: PreviousChun
         hasError,
         unverified,
         ...(split ? { split: shiftSplit(split, shift) } : {}),
+        ...(literal ? { literal: shiftLiteralSplit(literal, shift) } : {}),
       });
       shifts.push(shift);
       chunkCounts.reused++;
@@ -86,6 +96,7 @@ export function planChunks(parser: Parser, text: string, previous?: PreviousChun
       const edited = previous && editedChunk(previous, start);
       chunks.push(
         lowerClassChunk(parser, source, start, end, previous, edited) ??
+          lowerLiteralChunk(parser, source, start, end, previous, edited) ??
           parseChunk(parser, source, start, end, previous),
       );
       shifts.push(0);
@@ -170,7 +181,15 @@ export function chunksOfWholeLowering(root: SyntaxNode): ChunkRecord[] | undefin
       nodes.push(node);
     }
     const split = splitOfWholeClass(text, start, end, nodes);
-    chunks.push({ start, end, nodes, hasError: false, ...(split ? { split } : {}) });
+    const literal = split ? undefined : splitOfWholeLiteral(text, start, end, nodes);
+    chunks.push({
+      start,
+      end,
+      nodes,
+      hasError: false,
+      ...(split ? { split } : {}),
+      ...(literal ? { literal } : {}),
+    });
   }
   return next === root.children.length ? chunks : undefined;
 }

@@ -47,14 +47,21 @@ const GROUPING = 8;
  * first two lines hash to 0 modulo {@link GROUPING}, so which starts are kept depends only on
  * the text next to each: an edit moves no group boundary away from it. The start of a chunk
  * of {@link SPLIT_CLASS} characters or more is always kept: a large class is cut into
- * groups of members only when it starts its chunk (class-chunks.ts).
+ * groups of members only when it starts its chunk (class-chunks.ts). The entries of a large
+ * literal are grouped the same way, in larger groups (see {@link literalCuts}).
  */
-function groupSmallChunks(text: string, starts: number[], end: number): number[] {
+function groupSmallChunks(
+  text: string,
+  starts: number[],
+  end: number,
+  small = SMALL_CHUNK,
+  grouping = GROUPING,
+): number[] {
   const kept = [starts[0]];
   for (let i = 1; i < starts.length; i++) {
     if (
-      starts[i] - starts[i - 1] >= SMALL_CHUNK ||
-      lineHash(text, starts[i]) % GROUPING === 0 ||
+      starts[i] - starts[i - 1] >= small ||
+      lineHash(text, starts[i]) % grouping === 0 ||
       (starts[i + 1] ?? end) - starts[i] >= SPLIT_CLASS
     )
       kept.push(starts[i]);
@@ -89,26 +96,76 @@ function lineHash(text: string, start: number): number {
  * The start offsets of the lines that may start a chunk, in order, 0 first: each line that
  * begins with a definition or a decorator at column 0, is not inside a string, a bracket or
  * a line continued by `\\`, and is not the definition a decorator above it decorates. A
- * definition at column 0 starts one inside brackets too: it cannot be inside them.
+ * definition at column 0 starts one inside brackets too: it cannot be inside them. A
+ * statement at column 0 of {@link SPLIT_LITERAL} characters or more whose first line opens a
+ * bracket (a large literal: a model zoo's dictionary of configurations) is a chunk of its
+ * own, with the comments after it: it is cut into groups of entries when it is parsed
+ * (literal-chunks.ts).
  */
 export function chunkHeads(text: string): number[] {
   const starts = [0];
   let decorating = false;
+  /** The column-0 statement being scanned (not a definition or a decorator), -1 if none. */
+  let statement = startsStatement(text, 0) && !CHUNK_HEAD.test(text.slice(0, HEAD_LENGTH)) ? 0 : -1;
+  /** Whether the next line visited is the second of `statement`: its depth says whether the first opened a bracket. */
+  let secondLine = statement === 0;
+  /** `statement` when its first line opened a bracket. */
+  let bracketed = -1;
+  /** Ends the statement scanned at `i`: a large bracketed one becomes a chunk of its own. */
+  const endStatement = (i: number, cutHere: boolean) => {
+    if (bracketed !== -1 && i - bracketed >= SPLIT_LITERAL) {
+      if (starts[starts.length - 1] !== bracketed) starts.push(bracketed);
+      if (cutHere) starts.push(i);
+    }
+    statement = bracketed = -1;
+    secondLine = false;
+  };
   scanLines(text, 0, text.length, (i, depth) => {
+    if (secondLine) {
+      secondLine = false;
+      bracketed = depth > 0 ? statement : -1;
+    }
     const head = text.slice(i, i + HEAD_LENGTH);
-    if (!CHUNK_HEAD.test(head) || (depth > 0 && !DEFINITION.test(head))) return depth;
+    const definitionHere = CHUNK_HEAD.test(head) && (depth === 0 || DEFINITION.test(head));
+    // NOTE: a statement ends where the next starts at column 0: a definition (inside brackets
+    // too), or code outside brackets that is no clause of a compound statement and no closing
+    // bracket (one closed early leaves the depth low until the literal's own closing line).
+    if (definitionHere) endStatement(i, false);
+    else if (depth === 0 && startsStatement(text, i) && !CLAUSE.test(head)) {
+      endStatement(i, true);
+      statement = i;
+      secondLine = true;
+    }
+    if (!definitionHere) return depth;
     if (!decorating) starts.push(i);
     decorating = head[0] === '@';
     return 0;
   });
+  if (bracketed !== -1 && text.length - bracketed >= SPLIT_LITERAL && starts[starts.length - 1] !== bracketed)
+    starts.push(bracketed);
   return starts;
 }
+
+/** A clause that continues a compound statement at column 0. */
+const CLAUSE = /^(?:else|elif|except|finally)\b/;
+
+/** Whether a line at `i` can start a statement: code (not blank, not a comment) that is not a closing bracket. */
+function startsStatement(text: string, i: number): boolean {
+  const char = text[i];
+  return char !== undefined && !' \t\n\r\f#)]}'.includes(char);
+}
+
 
 /** A compound statement or a definition at column 0: lines indented like a class body after it are its body. */
 const COMPOUND_HEAD = /^(?:if|elif|else|for|while|try|except|finally|with|async|match|def|class)\b|^@/;
 
 /** A class chunk at least this long is cut between its members when it is parsed (class-chunks.ts). */
 export const SPLIT_CLASS = 8_000;
+/**
+ * A column-0 statement with a bracket open this long or longer is a chunk of its own (see
+ * {@link chunkHeads}); as long as {@link SPLIT_CLASS}, whose chunks' starts are always kept.
+ */
+export const SPLIT_LITERAL = SPLIT_CLASS;
 
 /** How a class chunk is cut: the lines of its header, then groups of its members. */
 export interface ClassCuts {
@@ -204,22 +261,108 @@ function scanClassCuts(text: string, start: number, end: number): ClassCuts | un
     : undefined;
 }
 
+/** The bracket that closes each opening one. */
+const CLOSER: Record<string, string> = { '{': '}', '[': ']', '(': ')' };
+const CLOSER_CHARS = ')]}';
+/** An entry of a literal this long or longer ends its group (see {@link groupSmallChunks}). */
+const LARGE_ENTRY = 2_000;
+/** About one entry start in this many begins a group of a literal's entries. */
+const ENTRY_GROUPING = 16;
+
+/** How a large literal chunk is cut: its first line, groups of its entries, and its closing lines. */
+export interface LiteralCuts {
+  /** The literal's opening bracket: the last character of the statement's first line outside comments. */
+  open: number;
+  /** Where the line after the first starts: the first group of entries starts here. */
+  headEnd: number;
+  /** Where the line that starts with the literal's closing bracket starts: it and the rest of the chunk are the tail. */
+  tailStart: number;
+  /** The starts of the groups of entries after the first, in order. */
+  cuts: number[];
+}
+
+/**
+ * The cuts of the chunk `[start, end)` when it is a statement at column 0 of at least
+ * {@link SPLIT_LITERAL} characters whose first line ends by opening a dictionary, a set, a
+ * list or a call's arguments, and whose closing bracket starts the first line back at
+ * column 0 (`}` or `})`): before each line indented as the first entry that follows a comma
+ * (an entry, or a comment before one), small groups run together as chunks do (see
+ * {@link groupSmallChunks}).
+ */
+export function literalCuts(text: string, start: number, end: number): LiteralCuts | undefined {
+  if (end - start < SPLIT_LITERAL || !startsStatement(text, start)) return undefined;
+  if (CHUNK_HEAD.test(text.slice(start, start + HEAD_LENGTH))) return undefined;
+  let open = -1;
+  let headEnd = -1;
+  let tailStart = -1;
+  /** The indentation of the literal's first entry. */
+  let entryIndent: string | undefined;
+  const starts: number[] = [];
+  scanLines(text, start, end, (i, depth, last) => {
+    let j = i;
+    while (text[j] === ' ' || text[j] === '\t') j++;
+    if (headEnd === -1) {
+      // The second line: the first must have opened the literal with its last character.
+      if (depth === 0 || last < start || !CLOSER[text[last]] || !opensLiteral(text, last)) return STOP;
+      open = last;
+      headEnd = i;
+      starts.push(i);
+    }
+    if (j >= end || text[j] === '\n' || text[j] === '\r') return depth;
+    // NOTE: lines are told by their indentation, not by the depth of brackets, which an
+    // error in one entry (a `#` before its first line) leaves wrong until the literal's end.
+    if (j === i && text[j] !== '#') {
+      if (text[j] === CLOSER[text[open]]) tailStart = i;
+      return STOP;
+    }
+    entryIndent ??= text[j] === '#' ? undefined : text.slice(i, j);
+    if (
+      i !== headEnd &&
+      text.slice(i, j) === entryIndent &&
+      !CLOSER_CHARS.includes(text[j]) &&
+      text[last] === ',' &&
+      last >= headEnd
+    )
+      starts.push(i);
+    return depth;
+  });
+  if (tailStart === -1 || entryIndent === undefined) return undefined;
+  const cuts = groupSmallChunks(text, starts, tailStart, LARGE_ENTRY, ENTRY_GROUPING).slice(1);
+  return cuts.length ? { open, headEnd, tailStart, cuts } : undefined;
+}
+
+/**
+ * Whether the bracket at `at` opens a literal whose empty form parses as the filled one
+ * does: a dictionary or set, a list (not a subscript), or a call's arguments (not a tuple).
+ */
+function opensLiteral(text: string, at: number): boolean {
+  let before = at - 1;
+  while (text[before] === ' ' || text[before] === '\t') before--;
+  const afterName = /[\w)\]]/.test(text[before] ?? '');
+  if (text[at] === '(') return afterName;
+  if (text[at] === '[') return !afterName;
+  return true;
+}
+
 /** What a {@link scanLines} visitor returns to end the scan. */
 const STOP = -1;
 
 /**
- * Calls `atLine(i, depth)` at the start `i` of each line in `[from, to)` that is not inside
- * a string or a line continued by `\\`, with the depth of the brackets open there; it
- * returns the depth to go on with, or {@link STOP}. `from` is taken to be a line start outside strings and
- * brackets; it is not itself visited.
+ * Calls `atLine(i, depth, last)` at the start `i` of each line in `[from, to)` that is not
+ * inside a string or a line continued by `\\`, with the depth of the brackets open there
+ * and the offset of the last character before it outside strings, comments and whitespace
+ * (-1 if none; a string counts as its closing quote); it returns the depth to go on with,
+ * or {@link STOP}. `from` is taken to be a line start outside strings and brackets; it is
+ * not itself visited.
  */
 export function scanLines(
   text: string,
   from: number,
   to: number,
-  atLine: (lineStart: number, depth: number) => number,
+  atLine: (lineStart: number, depth: number, last: number) => number,
 ): void {
   let depth = 0;
+  let last = -1;
   /** The open string's quote: `"`, `'`, `"""` or `'''`; '' outside strings. */
   let quote = '';
   let atLineStart = false;
@@ -228,7 +371,7 @@ export function scanLines(
     const char = text[i];
     if (atLineStart) {
       atLineStart = false;
-      if (!quote && !continued) depth = atLine(i, depth);
+      if (!quote && !continued) depth = atLine(i, depth, last);
       if (depth === STOP) return;
       continued = false;
     }
@@ -243,9 +386,11 @@ export function scanLines(
       else if (text.startsWith(quote, i)) {
         i += quote.length - 1;
         quote = '';
+        last = i;
       }
       continue;
     }
+    if (char !== '#' && char !== ' ' && char !== '\t' && char !== '\r' && char !== '\f') last = i;
     if (char === '#') {
       const end = text.indexOf('\n', i);
       i = (end === -1 ? text.length : end) - 1;

@@ -18,6 +18,7 @@ import {
   type PreviousChunks,
 } from './chunked';
 import { setClassChunkFault } from './class-chunks';
+import { setLiteralChunkFault } from './literal-chunks';
 import {
   lowerReusing,
   setLoweringReuseFault,
@@ -35,6 +36,7 @@ export type IncrementalFault =
   | 'stale-offsets'
   | 'stale-chunks'
   | 'stale-groups'
+  | 'stale-literal-groups'
   | 'reuse-unverified'
   | 'window-comment-end'
   | 'window-deeper-next'
@@ -47,6 +49,7 @@ export function setIncrementalFault(next: IncrementalFault): void {
   setLoweringReuseFault(next === 'stale-offsets' || next === 'reuse-unverified' ? next : 'none');
   setChunkFault(next === 'stale-chunks');
   setClassChunkFault(next === 'stale-groups');
+  setLiteralChunkFault(next === 'stale-literal-groups');
   setWindowFault(
     next === 'window-comment-end' ? 'comment-end' : next === 'window-deeper-next' ? 'deeper-next' : 'none',
   );

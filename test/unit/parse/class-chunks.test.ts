@@ -10,9 +10,9 @@ import { classChunkCounts, lowerClassChunk } from '../../../server/src/parse/cla
 import { lowerChunked } from '../../../server/src/parse/chunked';
 import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
-import { lowerTree, SourceText, type LoweredNode, type SyntaxNode } from '../../../server/src/parse/syntax';
+import { lowerTree, SourceText, type LoweredNode } from '../../../server/src/parse/syntax';
 import { wasmDir } from '../../helpers/paths';
-import { misshapenNode } from '../../helpers/tree-order';
+import { misshapenNode, sameTree } from '../../helpers/tree-order';
 
 /** A method long enough to be a group of its own (shorter ones run together). */
 const method = (name: string, indent = '    ') =>
@@ -88,25 +88,6 @@ test('a definition at the body indentation cuts inside an unclosed bracket: it c
     '    def k(self, x):',
   ]);
 });
-
-/** Whether two lowered subtrees have the same type, field, extent and operator all the way down. */
-function sameTree(a: SyntaxNode, b: SyntaxNode): string | undefined {
-  if (
-    a.type !== b.type ||
-    a.field !== b.field ||
-    a.startIndex !== b.startIndex ||
-    a.endIndex !== b.endIndex ||
-    a.operator !== b.operator
-  )
-    return `${a.type}/${a.field} ${a.startIndex}-${a.endIndex} against ${b.type}/${b.field} ${b.startIndex}-${b.endIndex}`;
-  if (a.children.length !== b.children.length)
-    return `${a.type} at ${a.startIndex}: ${a.children.length} children against ${b.children.length}`;
-  for (let i = 0; i < a.children.length; i++) {
-    const differs = sameTree(a.children[i], b.children[i]);
-    if (differs) return differs;
-  }
-  return undefined;
-}
 
 function pythonFiles(dir: string, found: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
