@@ -155,7 +155,6 @@ function startsStatement(text: string, i: number): boolean {
   return char !== undefined && !' \t\n\r\f#)]}'.includes(char);
 }
 
-
 /** A compound statement or a definition at column 0: lines indented like a class body after it are its body. */
 const COMPOUND_HEAD = /^(?:if|elif|else|for|while|try|except|finally|with|async|match|def|class)\b|^@/;
 
@@ -284,8 +283,8 @@ export interface LiteralCuts {
 /**
  * The cuts of the chunk `[start, end)` when it is a statement at column 0 of at least
  * {@link SPLIT_LITERAL} characters whose first line ends by opening a dictionary, a set, a
- * list or a call's arguments, and whose closing bracket starts the first line back at
- * column 0 (`}` or `})`): before each line indented as the first entry that follows a comma
+ * list or a call's arguments, and whose closing bracket starts a line at column 0 (`}` or
+ * `})`; the first such line closes it): before each line indented as the first entry that follows a comma
  * (an entry, or a comment before one), small groups run together as chunks do (see
  * {@link groupSmallChunks}).
  */
@@ -311,8 +310,10 @@ export function literalCuts(text: string, start: number, end: number): LiteralCu
     if (j >= end || text[j] === '\n' || text[j] === '\r') return depth;
     // NOTE: lines are told by their indentation, not by the depth of brackets, which an
     // error in one entry (a `#` before its first line) leaves wrong until the literal's end.
-    if (j === i && text[j] !== '#') {
-      if (text[j] === CLOSER[text[open]]) tailStart = i;
+    // Other code at column 0 is an error inside the literal (the chunk ends where the
+    // statement does: chunkHeads).
+    if (j === i && text[j] === CLOSER[text[open]]) {
+      tailStart = i;
       return STOP;
     }
     entryIndent ??= text[j] === '#' ? undefined : text.slice(i, j);
