@@ -101,6 +101,8 @@ export interface IncrementalStats {
   restoredBases: number;
   /** Re-parses not tried because the text's brackets do not pair up (a sure syntax error). */
   skippedReparses: number;
+  /** Re-parses given up for time (the chunks decided the version instead). */
+  timedOutReparses: number;
   /** Versions lowered chunk by chunk from their changed chunks, without a whole-file parse (chunked.ts). */
   chunkedVersions: number;
   liveTrees: number;
@@ -122,8 +124,26 @@ function mayChangeBrackets(before: string, after: string, span: TextSpan): boole
   );
 }
 
-/** A parse's progress callback that stops it (parse returns null) once it has a syntax error. */
-const stopAtError = (state: ParseState): boolean => state.hasError;
+/**
+ * How long a re-parse from the base tree may run before it is given up for the chunks
+ * (chunked.ts). A keystroke's re-parse takes 1-5 ms on 5,000 lines; one that makes an error
+ * tree-sitter recovers from late can take longer than a fresh parse (`c[]rop_pct=1.0` inside
+ * a model zoo's table: 115 ms, reported as an error only at the end of the text).
+ */
+const REPARSE_BUDGET_MS = 10;
+
+/**
+ * A progress callback for a re-parse: it stops the parse (parse returns null) once it has a
+ * syntax error, or once it has run {@link REPARSE_BUDGET_MS}; `timedOut` says which.
+ */
+function reparseLimits(): { callback: (state: ParseState) => boolean; timedOut: () => boolean } {
+  const deadline = performance.now() + REPARSE_BUDGET_MS;
+  let late = false;
+  return {
+    callback: (state) => state.hasError || (late = performance.now() > deadline),
+    timedOut: () => late,
+  };
+}
 
 /** The `unverified` set of a version lowered with no syntax error but not from the base tree. */
 const NO_NODES: ReadonlySet<SyntaxNode> = new Set();
@@ -138,6 +158,7 @@ export class DocumentTrees {
   private restoredBases = 0;
   private chunkedVersions = 0;
   private skippedReparses = 0;
+  private timedOutReparses = 0;
   /** Trees no version needs any more, deleted after this turn's work (see `discard`). */
   private readonly discarded: Tree[] = [];
   private deletionScheduled = false;
@@ -215,6 +236,8 @@ export class DocumentTrees {
     let changed: readonly TextRange[] = [];
     /** Whether the text is known to have a syntax error (its brackets, or a re-parse, say so). */
     let sureError = false;
+    /** Whether the re-parse was given up for time (see {@link REPARSE_BUDGET_MS}). */
+    let timedOut = false;
     const unchanged = !span || (span.start === span.oldEnd && span.start === span.newEnd);
     if (
       base &&
@@ -248,11 +271,16 @@ export class DocumentTrees {
       // error), which it reports through the progress callback: the rest of it (up to 19 ms
       // inside a long dictionary) would be thrown away.
       const keepErrors = fault === 'keep-errors';
-      tree = this.parser.parse(text, old, keepErrors ? undefined : { progressCallback: stopAtError });
+      const limits = reparseLimits();
+      tree = this.parser.parse(text, old, keepErrors ? undefined : { progressCallback: limits.callback });
       if (!tree) this.parser.reset();
       if (tree && !tree.rootNode.hasError) changed = old.getChangedRanges(tree);
       old.delete();
-      if (!tree || (tree.rootNode.hasError && !keepErrors)) {
+      if (!tree && limits.timedOut()) {
+        // Given up for time: whether the text has an error is not known; the chunks decide.
+        timedOut = true;
+        this.timedOutReparses++;
+      } else if (!tree || (tree.rootNode.hasError && !keepErrors)) {
         if (tree) this.discard(tree);
         tree = null;
         sureError = true;
@@ -268,7 +296,12 @@ export class DocumentTrees {
     // the brackets or a re-parse found one. An error-free version after an error-free one is
     // parsed whole, so the document has a base tree to re-parse from again.
     const afterErrors = !!current?.baseBehindErrors || !!current?.lowered?.unverified?.size;
-    if (!tree && current && fault !== 'keep-errors' && (sureError || afterErrors || windowed?.syntaxError)) {
+    if (
+      !tree &&
+      current &&
+      fault !== 'keep-errors' &&
+      (sureError || afterErrors || timedOut || windowed?.syntaxError)
+    ) {
       // A text with syntax errors is lowered chunk by chunk (chunked.ts); when a chunk that
       // changed has one, so has the text, and the chunks that did not change come from the
       // last version instead of a fresh parse of the whole file.
@@ -438,6 +471,7 @@ export class DocumentTrees {
       windowParses: this.windowParses,
       restoredBases: this.restoredBases,
       skippedReparses: this.skippedReparses,
+      timedOutReparses: this.timedOutReparses,
       chunkedVersions: this.chunkedVersions,
       liveTrees: [...this.trees.values()].filter((entry) => entry.tree).length,
       discardedTrees: this.discarded.length,
