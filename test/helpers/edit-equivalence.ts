@@ -117,6 +117,8 @@ export interface EquivalenceRun {
   incrementalParses: number;
   /** Versions lowered from a window re-parse (see window-parse.ts). */
   windowParses: number;
+  /** Re-parses given up for time, whose versions the chunks decided (see DocumentTrees). */
+  timedOutReparses: number;
   divergence?: Divergence;
 }
 
@@ -171,6 +173,7 @@ export function runEditEquivalence(input: {
           edits: done + 1,
           incrementalParses: session.trees.stats.incrementalParses,
           windowParses: session.trees.stats.windowParses,
+          timedOutReparses: session.trees.stats.timedOutReparses,
           divergence: { file: file.name, edit: i, detail, text: editor.text },
         });
         // Equal trees can both be wrong the same way: the chunks and groups must make a tree.
@@ -186,8 +189,8 @@ export function runEditEquivalence(input: {
       }
       session.forget(uri);
     }
-    const { incrementalParses, windowParses } = session.trees.stats;
-    return { edits: done, incrementalParses, windowParses };
+    const { incrementalParses, windowParses, timedOutReparses } = session.trees.stats;
+    return { edits: done, incrementalParses, windowParses, timedOutReparses };
   } finally {
     session.trees.dispose();
   }

@@ -9,6 +9,7 @@ import { initParser } from '../../server/src/parse/parser';
 import {
   processParseCounts,
   setIncrementalFault,
+  setReparseBudget,
   type IncrementalFault,
 } from '../../server/src/parse/incremental';
 import { chunkCounts } from '../../server/src/parse/chunked';
@@ -21,6 +22,7 @@ import {
   largeClassFiles,
   largeLiteralFiles,
   lineBreakAndTabFiles,
+  realLikeFiles,
   LOADER_HELPERS,
   runEditEquivalence,
 } from '../helpers/edit-equivalence';
@@ -130,6 +132,29 @@ test(
       run.windowParses + run.incrementalParses >= 500,
       `only ${run.windowParses} window and ${run.incrementalParses} incremental parses`,
     );
+  },
+);
+
+test(
+  'with every re-parse given up for time, after each of 3,000 random edits the incremental analysis still equals a fresh one',
+  { timeout: 600_000 },
+  async () => {
+    const parser = await initParser({ wasmDir });
+    // A re-parse that runs past its budget leaves the version to its chunks: what the
+    // analysis gives must not depend on how fast the machine is.
+    setReparseBudget(0);
+    try {
+      const files = [...realLikeFiles().slice(0, 3), ...largeClassFiles(), ...largeLiteralFiles()];
+      const run = runEditEquivalence({ parser, edits: 3_000, seed: 31, files });
+      assert.equal(
+        run.divergence,
+        undefined,
+        `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
+      );
+      assert.ok(run.timedOutReparses >= 100, `only ${run.timedOutReparses} re-parses given up`);
+    } finally {
+      setReparseBudget(10);
+    }
   },
 );
 

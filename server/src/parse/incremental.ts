@@ -130,14 +130,19 @@ function mayChangeBrackets(before: string, after: string, span: TextSpan): boole
  * tree-sitter recovers from late can take longer than a fresh parse (`c[]rop_pct=1.0` inside
  * a model zoo's table: 115 ms, reported as an error only at the end of the text).
  */
-const REPARSE_BUDGET_MS = 10;
+let reparseBudgetMs = 10;
+
+/** Sets the re-parse budget (tests only: at 0 every re-parse is given up, and the chunks must still give what a fresh analysis does). */
+export function setReparseBudget(ms: number): void {
+  reparseBudgetMs = ms;
+}
 
 /**
  * A progress callback for a re-parse: it stops the parse (parse returns null) once it has a
- * syntax error, or once it has run {@link REPARSE_BUDGET_MS}; `timedOut` says which.
+ * syntax error, or once it has run {@link reparseBudgetMs}; `timedOut` says which.
  */
 function reparseLimits(): { callback: (state: ParseState) => boolean; timedOut: () => boolean } {
-  const deadline = performance.now() + REPARSE_BUDGET_MS;
+  const deadline = performance.now() + reparseBudgetMs;
   let late = false;
   return {
     callback: (state) => state.hasError || (late = performance.now() > deadline),
@@ -236,7 +241,7 @@ export class DocumentTrees {
     let changed: readonly TextRange[] = [];
     /** Whether the text is known to have a syntax error (its brackets, or a re-parse, say so). */
     let sureError = false;
-    /** Whether the re-parse was given up for time (see {@link REPARSE_BUDGET_MS}). */
+    /** Whether the re-parse was given up for time (see {@link reparseBudgetMs}). */
     let timedOut = false;
     const unchanged = !span || (span.start === span.oldEnd && span.start === span.newEnd);
     if (
