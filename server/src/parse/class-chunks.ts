@@ -12,7 +12,8 @@ import { unchangedParts } from './edit-spans';
 import type { TextSpan } from './lower-reuse';
 import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
-import { transplant, unverifiedOf, type UnverifiedNodes } from './transplant';
+import { transplant, unverifiedOf } from './transplant';
+import { collectGroups, groupsUnverified, type ChunkGroup } from './chunk-groups';
 
 /** A class chunk cut into member groups, for the next version to reuse the unchanged ones. */
 export interface ClassSplit {
@@ -23,9 +24,7 @@ export interface ClassSplit {
 }
 
 /** One group of a class's members, as a parse of the header lines and the group gives them. */
-interface MemberGroup {
-  start: number;
-  end: number;
+interface MemberGroup extends ChunkGroup {
   /** The nodes the group adds to the class's body, in order. */
   members: LoweredNode[];
   /** The module-level nodes after the class in the group's parse: the chunk's last nodes when the group is the last. */
@@ -33,7 +32,6 @@ interface MemberGroup {
   hasError: boolean;
   /** For a group just parsed: the previous version's statements it took back, with how far each moves. */
   moved?: ReadonlyMap<LoweredNode, number>;
-  unverified?: UnverifiedNodes;
   /** The first group only: the class node's children before its body, where the body starts, and a decorated class's decorators (and comments between them). */
   head?: { children: LoweredNode[]; bodyStart: number; decorators?: LoweredNode[] };
 }
@@ -70,30 +68,16 @@ export function lowerClassChunk(
     previous && old?.split && old.start === start
       ? unchangedGroups(old.split, previous.span, source.text.length)
       : new Map<number, MemberGroup>();
-  const groups: MemberGroup[] = [];
-  const shifts: number[] = [];
-  /** The groups taken from the last version, by index. */
-  const reused = new Set<number>();
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    const groupStart = bounds[k];
-    const groupEnd = bounds[k + 1];
-    const kept = reusable.get(groupStart);
-    if (kept && kept.end - kept.start === groupEnd - groupStart) {
-      const shift = staleGroups ? 0 : groupStart - kept.start;
-      reused.add(groups.length);
-      groups.push(shiftGroup(kept, shift));
-      shifts.push(shift);
-      classChunkCounts.reused++;
-      continue;
-    }
-    const group = parseGroup(parser, source, cuts, groupStart, groupEnd);
-    if (!group) {
-      classChunkCounts.declined++;
-      return undefined;
-    }
-    groups.push(group);
-    shifts.push(0);
-  }
+  const collected = collectGroups({
+    bounds,
+    reusable,
+    stale: staleGroups,
+    shiftBy: shiftGroup,
+    parse: (groupStart, groupEnd) => parseGroup(parser, source, cuts, groupStart, groupEnd),
+    counts: classChunkCounts,
+  });
+  if (!collected) return undefined;
+  const { groups, shifts, reused } = collected;
   // NOTE: a group before the last with nodes after its class and no error holds a simple
   // statement at column 0 (see classCuts): the lines after it are not the class's in the
   // whole parse, so the whole chunk is parsed instead.
@@ -284,7 +268,7 @@ function assembleClass(
   const lastChild = body.children[body.children.length - 1];
   body.endIndex = lastChild ? lastChild.endIndex + (moved.get(lastChild) ?? 0) : head.bodyStart;
   classNode.endIndex = top.endIndex = body.endIndex;
-  const unverified = hasError ? classUnverified([...new Set([top, classNode, body])], groups) : undefined;
+  const unverified = hasError ? groupsUnverified([...new Set([top, classNode, body])], groups) : undefined;
   return {
     start,
     end,
@@ -321,18 +305,6 @@ function adopt(parent: LoweredNode, children: readonly LoweredNode[]): void {
 function groupNodes(group: MemberGroup): LoweredNode[] {
   const { head } = group;
   return [...(head?.decorators ?? []), ...(head?.children ?? []), ...group.members, ...group.after];
-}
-
-/** The unverified nodes of a class with errors: the nodes made for it, and those of the groups (see chunked.ts). */
-function classUnverified(made: LoweredNode[], groups: readonly MemberGroup[]): UnverifiedNodes {
-  const fresh = made;
-  const subtrees: LoweredNode[] = [];
-  for (const group of groups) {
-    if (!group.unverified) continue;
-    fresh.push(...group.unverified.fresh);
-    subtrees.push(...group.unverified.subtrees);
-  }
-  return { fresh, subtrees };
 }
 
 /**

@@ -4,7 +4,7 @@
 // line before it and its closing lines after it (tree-sitter included ranges). The
 // statement's own nodes come from a parse of those lines alone, its literal holding every
 // group's entries. A keystroke in one entry then re-parses that entry's group alone, where
-// the whole statement (in a public model file, a third of it) was parsed before. On the
+// the whole statement (in the benchmark's model zoo, a third of the file) was parsed before. On the
 // error-free files of the development corpus, every literal split this way gives the nodes
 // of the whole-file parse (docs/performance.md, "Large literals, entry by entry").
 import type { Parser } from 'web-tree-sitter';
@@ -15,6 +15,7 @@ import type { TextSpan } from './lower-reuse';
 import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { unverifiedOf, type UnverifiedNodes } from './transplant';
+import { collectGroups, groupsUnverified, type ChunkGroup } from './chunk-groups';
 
 /** A literal chunk cut into groups of entries, for the next version to reuse the unchanged ones. */
 export interface LiteralSplit {
@@ -23,9 +24,7 @@ export interface LiteralSplit {
 }
 
 /** One group of a literal's entries, as a parse of the statement's first and closing lines and the group gives them. */
-interface EntryGroup {
-  start: number;
-  end: number;
+interface EntryGroup extends ChunkGroup {
   /** The nodes the group adds to the literal, in order (entries and comments). */
   entries: LoweredNode[];
   /** The literal's type in this group's parse (`{` holds a dictionary or a set), if it made one. */
@@ -33,7 +32,6 @@ interface EntryGroup {
   hasError: boolean;
   /** For a group just parsed: none of its nodes moves (the map is empty); absent for a group taken from the last version. */
   moved?: ReadonlyMap<LoweredNode, number>;
-  unverified?: UnverifiedNodes;
 }
 
 /** Counts for the benchmark and tests. */
@@ -73,30 +71,20 @@ export function lowerLiteralChunk(
     previous && old?.literal && old.start === start
       ? unchangedGroups(old.literal, previous.span, source.text.length)
       : new Map<number, EntryGroup>();
-  const groups: EntryGroup[] = [];
-  const shifts: number[] = [];
-  const reused = new Set<number>();
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    const groupStart = bounds[k];
-    const groupEnd = bounds[k + 1];
-    const kept = reusable.get(groupStart);
-    if (kept && kept.end - kept.start === groupEnd - groupStart) {
-      const shift = staleGroups ? 0 : groupStart - kept.start;
-      reused.add(groups.length);
-      groups.push(shiftGroup(kept, shift));
-      shifts.push(shift);
-      literalChunkCounts.reused++;
-      continue;
-    }
-    const group = parseGroup(parser, source, start, end, cuts, groupStart, groupEnd);
-    // (The first group gives the literal's type; a group without errors always makes it.)
-    if (!group.literalType && (k === 0 || !group.hasError)) {
-      literalChunkCounts.declined++;
-      return undefined;
-    }
-    groups.push(group);
-    shifts.push(0);
-  }
+  const collected = collectGroups({
+    bounds,
+    reusable,
+    stale: staleGroups,
+    shiftBy: shiftGroup,
+    parse: (groupStart, groupEnd, k) => {
+      const group = parseGroup(parser, source, start, end, cuts, groupStart, groupEnd);
+      // (The first group gives the literal's type; a group without errors always makes it.)
+      return group.literalType || (k > 0 && group.hasError) ? group : undefined;
+    },
+    counts: literalChunkCounts,
+  });
+  if (!collected) return undefined;
+  const { groups, shifts, reused } = collected;
   const settled = groups.map((group, k) => (reused.has(k) ? group : settle(group)));
   return assembleLiteral(start, end, statement, { cuts, groups: settled }, shifts);
 }
@@ -287,27 +275,20 @@ function assembleLiteral(
   };
 }
 
-/** The unverified nodes of a literal with errors: the statement's own nodes, and those of the groups (see chunked.ts). */
+/** The unverified nodes of a literal with errors: the statement's own nodes (not the entries under its literal), and the groups'. */
 function literalUnverified(
   statementNodes: readonly LoweredNode[],
   literal: LoweredNode,
   groups: readonly EntryGroup[],
 ): UnverifiedNodes {
-  const fresh: LoweredNode[] = [];
-  const subtrees: LoweredNode[] = [];
+  const made: LoweredNode[] = [];
   const stack = [...statementNodes];
   while (stack.length) {
     const node = stack.pop()!;
-    fresh.push(node);
-    // (The literal's children are the groups' entries, below.)
+    made.push(node);
     if (node !== literal) stack.push(...node.children);
   }
-  for (const group of groups) {
-    if (!group.unverified) continue;
-    fresh.push(...group.unverified.fresh);
-    subtrees.push(...group.unverified.subtrees);
-  }
-  return { fresh, subtrees };
+  return groupsUnverified(made, groups);
 }
 
 /**
