@@ -201,9 +201,10 @@ export class DocumentTrees {
    * since, tree-sitter re-parses from it, edited; a result without syntax errors becomes
    * the new base and the old one is deleted.
    * A text with syntax errors is lowered chunk by chunk (chunked.ts), as parseSource lowers
-   * it: when the re-parse finds an error, the brackets do not pair up, a window has an
-   * error, or the last version had errors, only the chunks that changed since the last
-   * version are parsed, each alone, and the others move over. When they all parse clean,
+   * it: when the re-parse finds an error or runs past its budget (see reparseLimits), the
+   * brackets do not pair up, a window has an error, or the last version had errors, only the
+   * chunks that changed since the last version are parsed, each alone, and the others move
+   * over. When they all parse clean,
    * so does the text, and that is its lowering too (no base tree until a whole parse is
    * needed), unless the re-parse or the brackets said there was an error: then, as when the
    * last version's chunks are unknown, the whole text is parsed afresh. A version whose text
