@@ -1,7 +1,7 @@
 // The groups a large chunk is parsed in (a class's members: class-chunks.ts; a literal's
 // entries: literal-chunks.ts): each group is taken from the last version when its text is
 // unchanged (its nodes moved by the edit), or parsed alone; and the unverified nodes of a
-// chunk put together from groups with errors.
+// chunk put together from groups with errors, and the nodes of a group's parse that lie in it.
 import type { LoweredNode } from './syntax';
 import type { UnverifiedNodes } from './transplant';
 
@@ -76,4 +76,15 @@ export function groupsUnverified(made: LoweredNode[], groups: readonly ChunkGrou
     subtrees.push(...group.unverified.subtrees);
   }
   return { fresh, subtrees };
+}
+
+/** The outermost nodes of `nodes` and their subtrees that lie in `[start, end)`. */
+export function nodesInside(nodes: readonly LoweredNode[], start: number, end: number): LoweredNode[] {
+  const found: LoweredNode[] = [];
+  for (const node of nodes) {
+    if (node.endIndex <= start || node.startIndex >= end) continue;
+    if (node.startIndex >= start && node.endIndex <= end) found.push(node);
+    else found.push(...nodesInside(node.children, start, end));
+  }
+  return found;
 }

@@ -22,16 +22,17 @@ export function chunkStarts(text: string): number[] {
   const known = recent.find((entry) => entry.text === text);
   if (known) return known.starts;
   const starts = groupSmallChunks(text, chunkHeads(text), text.length);
-  recent.unshift({ text, starts, classCuts: new Map() });
+  recent.unshift({ text, starts, classCuts: new Map(), literalCuts: new Map() });
   recent.length = Math.min(recent.length, RECENT_TEXTS);
   return starts;
 }
 
-/** The last texts scanned, newest first: their chunk starts, and the cuts of their large classes by chunk start. */
+/** The last texts scanned, newest first: their chunk starts, and the cuts of their large classes and literals by chunk start. */
 const recent: {
   text: string;
   starts: number[];
   classCuts: Map<number, { end: number; cuts: ClassCuts | undefined }>;
+  literalCuts: Map<number, { end: number; cuts: LiteralCuts | undefined }>;
 }[] = [];
 const RECENT_TEXTS = 2;
 
@@ -291,6 +292,17 @@ export interface LiteralCuts {
 export function literalCuts(text: string, start: number, end: number): LiteralCuts | undefined {
   if (end - start < SPLIT_LITERAL || !startsStatement(text, start)) return undefined;
   if (CHUNK_HEAD.test(text.slice(start, start + HEAD_LENGTH))) return undefined;
+  // NOTE: as for classCuts, the clean text comes back after each version with an error.
+  const known = recent.find((entry) => entry.text === text)?.literalCuts;
+  const kept = known?.get(start);
+  if (kept?.end === end) return kept.cuts;
+  const cuts = scanLiteralCuts(text, start, end);
+  known?.set(start, { end, cuts });
+  return cuts;
+}
+
+/** The cuts of {@link literalCuts}, scanned. */
+function scanLiteralCuts(text: string, start: number, end: number): LiteralCuts | undefined {
   let open = -1;
   let headEnd = -1;
   let tailStart = -1;

@@ -13,7 +13,7 @@ import type { TextSpan } from './lower-reuse';
 import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { transplant, unverifiedOf } from './transplant';
-import { collectGroups, groupsUnverified, type ChunkGroup } from './chunk-groups';
+import { collectGroups, groupsUnverified, nodesInside, type ChunkGroup } from './chunk-groups';
 
 /** A class chunk cut into member groups, for the next version to reuse the unchanged ones. */
 export interface ClassSplit {
@@ -162,7 +162,7 @@ function parseGroup(
   // NOTE: an error in the header lines can end the class inside them (`e):` at column 0 after
   // a broken base list): what follows it there is the first group's text, so a later group
   // keeps only the nodes that start in its own lines.
-  const after = first ? outside : nodesFrom(outside, start);
+  const after = first ? outside : nodesInside(outside, start, Infinity);
   const decorated = first && top?.type === 'decorated_definition';
   const classNode = decorated ? top.children[top.children.length - 1] : top;
   const decorators = decorated ? top.children.slice(0, -1) : undefined;
@@ -187,7 +187,7 @@ function parseGroup(
   // unclosed string from the group's start); the group's members are then the outermost
   // nodes that start inside it.
   else {
-    members.push(...nodesFrom(root.children, start));
+    members.push(...nodesInside(root.children, start, Infinity));
     after.length = 0;
   }
   return {
@@ -223,16 +223,6 @@ function takeBack(group: MemberGroup, previous: PreviousChunks | undefined): Mem
     moved: taken?.moved ?? new Map(),
     ...(unverified ? { unverified } : {}),
   };
-}
-
-/** The outermost nodes of `nodes` and their subtrees that start at or after `start`. */
-function nodesFrom(nodes: readonly LoweredNode[], start: number): LoweredNode[] {
-  const found: LoweredNode[] = [];
-  for (const node of nodes) {
-    if (node.startIndex >= start) found.push(node);
-    else if (node.endIndex > start) found.push(...nodesFrom(node.children, start));
-  }
-  return found;
 }
 
 /**

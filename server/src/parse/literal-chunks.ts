@@ -15,7 +15,7 @@ import type { TextSpan } from './lower-reuse';
 import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { unverifiedOf, type UnverifiedNodes } from './transplant';
-import { collectGroups, groupsUnverified, type ChunkGroup } from './chunk-groups';
+import { collectGroups, groupsUnverified, nodesInside, type ChunkGroup } from './chunk-groups';
 
 /** A literal chunk cut into groups of entries, for the next version to reuse the unchanged ones. */
 export interface LiteralSplit {
@@ -203,17 +203,6 @@ function literalIn(root: LoweredNode, cuts: LiteralCuts): LoweredNode | undefine
 
 /** The node types a literal's bracket opens. */
 const LITERALS = new Set(['dictionary', 'set', 'list', 'argument_list']);
-
-/** The outermost nodes of `nodes` and their subtrees that lie in `[start, end)`. */
-function nodesInside(nodes: readonly LoweredNode[], start: number, end: number): LoweredNode[] {
-  const found: LoweredNode[] = [];
-  for (const node of nodes) {
-    if (node.endIndex <= start || node.startIndex >= end) continue;
-    if (node.startIndex >= start && node.endIndex <= end) found.push(node);
-    else found.push(...nodesInside(node.children, start, end));
-  }
-  return found;
-}
 
 /**
  * A group just parsed, and, when it has errors, its nodes no later lowering may reuse.

@@ -5,6 +5,7 @@ import type { FileModel } from '../analysis/file-model';
 import {
   fieldOf,
   keywordArg,
+  lastName,
   mergeInDocumentOrder,
   nodesWithin,
   rangeWithin,
@@ -141,12 +142,7 @@ function epochLoops(model: FileModel): SyntaxNode[] {
     const callsHotFunction = () =>
       nodesWithin(model.nodes.call, body).some((call) => {
         const callee = fieldOf(call, 'function');
-        const name =
-          callee?.type === 'identifier'
-            ? callee.text
-            : callee?.type === 'attribute'
-              ? fieldOf(callee, 'attribute')?.text
-              : undefined;
+        const name = callee && lastName(callee);
         return !!name && hotFunctions.has(name);
       });
     if (containsHotLoop(body) || callsHotFunction()) found.push(loop);
