@@ -79,8 +79,6 @@ export class LoopRoles {
   private readonly consequenceTrains = new Map<SyntaxNode, boolean>();
   /** How many times `propagateCallers` raised a function's role (a version of `functionRole`). */
   private roleChanges = 0;
-  private readonly optInFlags: ReadonlySet<string>;
-  private readonly definedOptions = new Set<string>();
   /** Names counted up by one somewhere in the file (`step += 1`, `self.iteration += 1`). */
   private readonly counters = new Set<string>();
   /**
@@ -112,18 +110,19 @@ export class LoopRoles {
   ) {
     this.steps = new TrainingStepModel({
       functions: nodes.function_definition,
-      blockNodes: mergeInDocumentOrder([
-        nodes.call,
-        nodes.for_statement,
-        nodes.while_statement,
-        nodes.function_definition,
-        nodes.lambda,
-        nodes.class_definition,
-      ]),
+      calls: nodes.call,
+      blockNodes: () =>
+        mergeInDocumentOrder([
+          nodes.call,
+          nodes.for_statement,
+          nodes.while_statement,
+          nodes.function_definition,
+          nodes.lambda,
+          nodes.class_definition,
+        ]),
       optimizerNames,
       isTensor: facts && ((node) => facts.kindOf(node) === 'tensor'),
     });
-    this.optInFlags = facts?.root ? collectOptInFlags(nodes, this.definedOptions) : new Set();
     for (const update of nodes.augmented_assignment) {
       const target = fieldOf(update, 'left');
       if (update.operator === '+=' && fieldOf(update, 'right')?.text === '1' && target)
@@ -318,9 +317,12 @@ export class LoopRoles {
   private guardContext(): GuardContext {
     if (this.guardContextValue) return this.guardContextValue;
     const returned = new Map<SyntaxNode, SyntaxNode | undefined>();
+    // Options and flags matter only to a hot statement's guard: read on the first one.
+    const definedOptions = new Set<string>();
+    const optInFlags = this.facts?.root ? collectOptInFlags(this.nodes, definedOptions) : new Set<string>();
     this.guardContextValue = {
-      optInFlags: this.optInFlags,
-      definedOptions: this.definedOptions,
+      optInFlags,
+      definedOptions,
       assigned: (name) => lastAssignedIn(this.nodes.assignment, name),
       returned: (call) => {
         if (!returned.has(call)) returned.set(call, this.returnedExpression(call));

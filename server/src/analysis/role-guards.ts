@@ -7,15 +7,7 @@
 // and a statement right after an explicit `synchronize()` (nothing left to wait for).
 import type { SyntaxNode } from '../parse/syntax';
 import type { NodeIndex } from './file-model';
-import {
-  fieldOf,
-  keywordArg,
-  lastName,
-  lastNameIs,
-  mergeInDocumentOrder,
-  positionalArgs,
-  unwrap,
-} from './syntax-helpers';
+import { fieldOf, keywordArg, lastName, lastNameIs, positionalArgs, unwrap } from './syntax-helpers';
 
 /** Why a statement of a training step runs less often than every step, or only on one rank. */
 export type GuardNote =
@@ -72,15 +64,14 @@ export function collectOptInFlags(
     if (name) defined.add(name);
     if (name && offByDefault) flags.add(name);
   }
-  // Outside function bodies (a function's own parameters included), in document order.
-  for (const node of mergeInDocumentOrder([nodes.default_parameter, nodes.assignment])) {
-    if (node.type === 'default_parameter') {
-      // `def __init__(self, use_fp16=False)`: a keyword parameter off by default.
-      if (fieldOf(node, 'value')?.text !== 'False' || inFunctionBody(node)) continue;
-      const name = fieldOf(node, 'name');
-      if (name?.type === 'identifier') flags.add(name.text);
-      continue;
-    }
+  // Outside function bodies (a function's own parameters included); only membership is read.
+  for (const node of nodes.default_parameter) {
+    // `def __init__(self, use_fp16=False)`: a keyword parameter off by default.
+    if (fieldOf(node, 'value')?.text !== 'False' || inFunctionBody(node)) continue;
+    const name = fieldOf(node, 'name');
+    if (name?.type === 'identifier') flags.add(name.text);
+  }
+  for (const node of nodes.assignment) {
     // `flag: bool = False` in a class body (dataclass or config class).
     const annotation = fieldOf(node, 'type');
     if (!annotation || inFunctionBody(node)) continue;

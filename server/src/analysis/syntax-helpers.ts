@@ -39,7 +39,7 @@ export function methodCall(call: SyntaxNode): MethodCall | undefined {
 }
 
 /** Whether a child of an argument list is a positional argument (not a keyword, splat or comment). */
-function isPositional(child: SyntaxNode): boolean {
+export function isPositional(child: SyntaxNode): boolean {
   return (
     child.type !== 'keyword_argument' &&
     child.type !== 'list_splat' &&

@@ -7,11 +7,11 @@ import type { SyntaxNode } from '../parse/syntax';
 import {
   fieldOf,
   hasText,
+  isPositional,
   lastDescendantId,
   lastName,
   methodCall,
   rangeWithin,
-  positionalArgs,
   unwrap,
   walk,
 } from './syntax-helpers';
@@ -68,14 +68,22 @@ export function isScalerCallable(
 ): boolean {
   const callee = fieldOf(call, 'function');
   if (!callee || unwrap(callee).type !== 'identifier') return false;
-  const args = positionalArgs(call);
-  if (args.length < 2) return false;
-  const first = unwrap(args[0]);
-  if (!isTensor(first) && !(first.type === 'identifier' && /loss/i.test(first.text))) return false;
-  return args.slice(1).some((arg) => {
-    const name = lastName(unwrap(arg));
-    return !!name && (optimizerNames.has(name) || /^(optimizer|optim|opt)$/.test(name));
-  });
+  // NOTE: asked of every plain call of a file (see `anyEffect`): one pass, no list built.
+  const list = fieldOf(call, 'arguments');
+  if (!list || list.type !== 'argument_list') return false;
+  let first: SyntaxNode | undefined;
+  let optimizerAfterFirst = false;
+  for (const arg of list.children) {
+    if (!isPositional(arg)) continue;
+    if (!first) first = arg;
+    else if (!optimizerAfterFirst) {
+      const name = lastName(unwrap(arg));
+      optimizerAfterFirst = !!name && (optimizerNames.has(name) || /^(optimizer|optim|opt)$/.test(name));
+    }
+  }
+  if (!first || !optimizerAfterFirst) return false;
+  const loss = unwrap(first);
+  return isTensor(loss) || (loss.type === 'identifier' && /loss/i.test(loss.text));
 }
 
 /** Computes, per loop and per function of one file, the training effects of its body. */
@@ -84,23 +92,32 @@ export class TrainingStepModel {
   private readonly methodNames = new Set<string>();
   private readonly functionEffects = new Map<SyntaxNode, BlockEffects>();
   private readonly loopEffects = new Map<SyntaxNode, BlockEffects>();
+  /** The calls with a training effect of their own, and what it is (see `effectCalls`). */
+  private effectCallsValue: Map<SyntaxNode, TrainingEffect | 'both'> | undefined;
 
   private readonly optimizerNames: ReadonlySet<string>;
   private readonly isTensor?: (node: SyntaxNode) => boolean;
+  /** Every call of the file. */
+  private readonly calls: readonly SyntaxNode[];
+  /** Builds `blockNodes` (only a file with a training call walks blocks). */
+  private readonly listBlockNodes: () => readonly SyntaxNode[];
   /** The calls, loops and scopes (functions, lambdas, classes) of the file, in document order. */
-  private readonly blockNodes: readonly SyntaxNode[];
+  private blockNodesValue: readonly SyntaxNode[] | undefined;
 
   constructor(input: {
     /** Every function definition of the file. */
     functions: readonly SyntaxNode[];
-    /** Every call, loop, function, lambda and class of the file, in document order (see `blockNodes`). */
-    blockNodes: readonly SyntaxNode[];
+    /** Every call of the file. */
+    calls: readonly SyntaxNode[];
+    /** Lists every call, loop, function, lambda and class of the file, in document order. */
+    blockNodes: () => readonly SyntaxNode[];
     optimizerNames: ReadonlySet<string>;
     isTensor?: (node: SyntaxNode) => boolean;
   }) {
     this.optimizerNames = input.optimizerNames;
     this.isTensor = input.isTensor;
-    this.blockNodes = input.blockNodes;
+    this.calls = input.calls;
+    this.listBlockNodes = input.blockNodes;
     for (const node of input.functions) {
       const name = fieldOf(node, 'name')?.text;
       if (!name) continue;
@@ -144,6 +161,7 @@ export class TrainingStepModel {
   }
 
   effectsOfLoop(loop: SyntaxNode): BlockEffects {
+    if (!this.anyEffect()) return NONE;
     let known = this.loopEffects.get(loop);
     if (!known) {
       this.loopEffects.set(loop, NONE); // recursion guard
@@ -154,6 +172,7 @@ export class TrainingStepModel {
   }
 
   effectsOfFunction(fn: SyntaxNode): BlockEffects {
+    if (!this.anyEffect()) return NONE;
     let known = this.functionEffects.get(fn);
     if (!known) {
       this.functionEffects.set(fn, NONE); // recursion guard
@@ -161,6 +180,29 @@ export class TrainingStepModel {
       this.functionEffects.set(fn, known);
     }
     return known;
+  }
+
+  /** Whether any call of the file can have a training effect: without one, no block has any. */
+  private anyEffect(): boolean {
+    return this.effectCalls().size > 0;
+  }
+
+  /**
+   * Every call that is a backward or an optimizer step (`callEffect`), or is shaped like a
+   * scaler callable doing both (`isScalerCallable`; it counts only where the call names no
+   * function of the file). Only these give a block effects of its own.
+   */
+  private effectCalls(): Map<SyntaxNode, TrainingEffect | 'both'> {
+    if (this.effectCallsValue) return this.effectCallsValue;
+    const found = new Map<SyntaxNode, TrainingEffect | 'both'>();
+    for (const call of this.calls) {
+      const effect =
+        callEffect(call, this.optimizerNames) ??
+        (isScalerCallable(call, this.optimizerNames, this.isTensor) ? 'both' : undefined);
+      if (effect) found.set(call, effect);
+    }
+    this.effectCallsValue = found;
+    return found;
   }
 
   /**
@@ -186,9 +228,10 @@ export class TrainingStepModel {
     // The calls, loops and scopes of the block in document order: what a walk of the block
     // would visit, less the nodes that cannot matter (a subtree skipped is an id range).
     let skipThroughId = -1;
-    const [from, to] = rangeWithin(this.blockNodes, body);
+    const blockNodes = (this.blockNodesValue ??= this.listBlockNodes());
+    const [from, to] = rangeWithin(blockNodes, body);
     for (let i = from; i < to; i++) {
-      const node = this.blockNodes[i];
+      const node = blockNodes[i];
       if (node === body || node.id <= skipThroughId) continue;
       if (SCOPES.has(node.type)) {
         skipThroughId = lastDescendantId(node);
@@ -221,14 +264,14 @@ export class TrainingStepModel {
     absorb: (inner: BlockEffects, isLoop: boolean) => void,
   ): void {
     if (node.type !== 'call') return;
-    const effect = callEffect(node, this.optimizerNames);
-    if (effect) {
+    const effect = this.effectCalls().get(node);
+    if (effect && effect !== 'both') {
       effects.add(effect);
       return;
     }
     const called = this.calledFunctions(node);
     for (const fn of called) absorb(this.effectsOfFunction(fn), false);
-    if (!called.length && isScalerCallable(node, this.optimizerNames, this.isTensor)) {
+    if (!called.length && effect === 'both') {
       effects.add('backward');
       effects.add('step');
     }

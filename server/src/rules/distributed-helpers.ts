@@ -91,7 +91,7 @@ function fieldOfKeyword(call: SyntaxNode, name: string): SyntaxNode | undefined 
  * Whether a framework that owns the training loop's distributed and precision details is
  * in use: accelerate, Lightning, DeepSpeed, Hugging Face's Trainer, Composer, Fabric.
  */
-export function frameworkOwnsLoop(model: FileModel): boolean {
+export const frameworkOwnsLoop = perModel((model: FileModel): boolean => {
   const imports = model.imports;
   if (
     ['accelerate', 'lightning', 'pytorch_lightning', 'deepspeed', 'composer', 'colossalai'].some((m) =>
@@ -100,14 +100,14 @@ export function frameworkOwnsLoop(model: FileModel): boolean {
   )
     return true;
   return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
-}
+});
 
 /**
  * Whether a framework builds and feeds the data loaders: as {@link frameworkOwnsLoop}, except
  * DeepSpeed, which leaves a `DataLoader` the script builds itself (and its sampler's epochs)
  * to the script.
  */
-export function frameworkOwnsLoader(model: FileModel): boolean {
+export const frameworkOwnsLoader = perModel((model: FileModel): boolean => {
   const imports = model.imports;
   if (
     ['accelerate', 'lightning', 'pytorch_lightning', 'composer', 'colossalai'].some((m) =>
@@ -116,7 +116,7 @@ export function frameworkOwnsLoader(model: FileModel): boolean {
   )
     return true;
   return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
-}
+});
 
 const INIT_PROCESS_GROUP = /^torch\.distributed\.init_process_group$/;
 

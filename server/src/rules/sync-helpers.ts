@@ -61,9 +61,12 @@ function bindingIterable(name: SyntaxNode): SyntaxNode | undefined {
 }
 
 /** Per model: whether the file sets a default device (a regex over the whole text, so run once). */
-const setsDefaultDevice = perModel((model) =>
-  /\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(model.source.text),
-);
+const setsDefaultDevice = perModel((model) => {
+  const text = model.source.text;
+  // Plain searches first: the regex is tried at every position of the file.
+  if (!text.includes('set_default_device') && !text.includes('torch.device(')) return false;
+  return /\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(text);
+});
 
 /** Whether `node` is a tensor that may live on the GPU: a tensor not shown to be on the host. */
 export function isDeviceTensor(model: FileModel, node: SyntaxNode): boolean {
