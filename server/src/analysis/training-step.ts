@@ -92,6 +92,7 @@ export class TrainingStepModel {
   private readonly methodNames = new Set<string>();
   private readonly functionEffects = new Map<SyntaxNode, BlockEffects>();
   private readonly loopEffects = new Map<SyntaxNode, BlockEffects>();
+  private readonly calleesByCall = new Map<SyntaxNode, readonly SyntaxNode[]>();
   /** The calls with a training effect of their own, and what it is (see `effectCalls`). */
   private effectCallsValue: Map<SyntaxNode, TrainingEffect | 'both'> | undefined;
 
@@ -147,7 +148,17 @@ export class TrainingStepModel {
   }
 
   /** Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a method `f` of the file. */
-  calledFunctions(call: SyntaxNode): SyntaxNode[] {
+  calledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
+    // Asked of every call while roles propagate, and again as blocks are walked.
+    let known = this.calleesByCall.get(call);
+    if (!known) {
+      known = this.findCalledFunctions(call);
+      this.calleesByCall.set(call, known);
+    }
+    return known;
+  }
+
+  private findCalledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
     const callee = fieldOf(call, 'function');
     if (!callee) return [];
     const target = unwrap(callee);
