@@ -11,7 +11,6 @@ import {
   fieldOf,
   lastName,
   mergeInDocumentOrder,
-  nodesWithin,
   walk,
   unwrap,
   STATEMENT_TYPES,
@@ -190,31 +189,31 @@ export class LoopRoles {
     const classes = this.nodes.class_definition;
     if (!moduleClasses?.size || !classes.length) return [];
     const byName = new Map(classes.map((c) => [fieldOf(c, 'name')?.text ?? '', c]));
-    const constructed = (scope: SyntaxNode): string[] => {
-      const found: string[] = [];
-      for (const call of nodesWithin(this.nodes.call, scope)) {
-        const name = lastName(unwrap(fieldOf(call, 'function') ?? call));
-        if (name && moduleClasses.has(name) && byName.has(name)) found.push(name);
-      }
-      return found;
-    };
-    // Roots: module classes constructed outside every module class (the script builds them).
+    // One pass over the calls that construct a module class of the file: each is a root when
+    // no module class encloses it, and an edge from every class that does enclose it.
     const roots = new Set<string>();
+    const constructedIn = new Map<SyntaxNode, string[]>();
     for (const call of this.nodes.call) {
       const name = lastName(unwrap(fieldOf(call, 'function') ?? call));
       if (!name || !moduleClasses.has(name) || !byName.has(name)) continue;
       let insideModule = false;
-      for (let p = call.parent; p && !insideModule; p = p.parent)
-        insideModule = p.type === 'class_definition' && moduleClasses.has(fieldOf(p, 'name')?.text ?? '');
+      for (let p = call.parent; p; p = p.parent) {
+        if (p.type !== 'class_definition') continue;
+        insideModule ||= moduleClasses.has(fieldOf(p, 'name')?.text ?? '');
+        const found = constructedIn.get(p);
+        if (found) found.push(name);
+        else constructedIn.set(p, [name]);
+      }
       if (!insideModule) roots.add(name);
     }
+    // Module classes the roots construct, directly or through the classes they construct.
     const reached = new Set<string>();
     const pending = [...roots];
     while (pending.length) {
       const name = pending.pop()!;
       if (reached.has(name)) continue;
       reached.add(name);
-      pending.push(...constructed(byName.get(name)!));
+      pending.push(...(constructedIn.get(byName.get(name)!) ?? []));
     }
     const forwards: SyntaxNode[] = [];
     for (const fn of this.nodes.function_definition) {
