@@ -275,17 +275,38 @@ function holderName(call: SyntaxNode): string | undefined {
   return undefined;
 }
 
+/** A loop of `forward` over a block stack, with the stack's name and depth and the block call. */
+export interface BlockLoop {
+  loop: SyntaxNode;
+  stackName: string;
+  depth: string;
+  call: SyntaxNode | undefined;
+}
+
+/**
+ * `blockLoops`' answers kept across versions by class, with the stacks they were read for:
+ * the lowering reuses a class node only when its subtree is unchanged, so the same stacks
+ * give the same loops (its nodes move with an edit, their text does not).
+ */
+const blockLoopsByClass = new WeakMap<SyntaxNode, { stacks: string; loops: BlockLoop[] }>();
+
 /** Loops in `forward` over a block stack (`for block in self.h:`, `enumerate(self.layers)`), with the block call. */
-export function blockLoops(
-  cls: SyntaxNode,
-  stacks: ReadonlyMap<string, string>,
-): { loop: SyntaxNode; stackName: string; depth: string; call: SyntaxNode | undefined }[] {
+export function blockLoops(cls: SyntaxNode, stacks: ReadonlyMap<string, string>): BlockLoop[] {
+  const key = JSON.stringify([...stacks]);
+  const known = blockLoopsByClass.get(cls);
+  if (known?.stacks === key) return known.loops;
+  const loops = findBlockLoops(cls, stacks);
+  blockLoopsByClass.set(cls, { stacks: key, loops });
+  return loops;
+}
+
+function findBlockLoops(cls: SyntaxNode, stacks: ReadonlyMap<string, string>): BlockLoop[] {
   const body = fieldOf(cls, 'body');
   const forward = body?.children
     .map((c) => (c.type === 'decorated_definition' ? fieldOf(c, 'definition') : c))
     .find((c) => c?.type === 'function_definition' && fieldOf(c, 'name')?.text === 'forward');
   if (!forward) return [];
-  const found: { loop: SyntaxNode; stackName: string; depth: string; call: SyntaxNode | undefined }[] = [];
+  const found: BlockLoop[] = [];
   walk(forward, (node) => {
     if (node !== forward && (node.type === 'function_definition' || node.type === 'class_definition'))
       return false;

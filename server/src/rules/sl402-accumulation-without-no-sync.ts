@@ -80,15 +80,11 @@ export const sl402: Rule = {
     const wraps = wrapsOf(model);
     if (!wraps.length) return;
     const ddp = wraps.some((wrap) => wrap.kind === 'ddp');
-    // Loop → innerMicroBatchLoop's answer: it depends on the loop only, and every backward
-    // call of a loop asks it (each answer walks the whole enclosing loop).
-    const microBatch = new Map<SyntaxNode, string | undefined>();
     for (const call of model.nodes.call) {
       if (!isBackwardCall(call) || model.roleOf(call) !== 'hot') continue;
       const loop = model.roles.enclosingLoop(call);
       if (!loop) continue;
-      if (!microBatch.has(loop)) microBatch.set(loop, innerMicroBatchLoop(model, loop));
-      const how = microBatch.get(loop) ?? guardedStep(loop, call);
+      const how = innerMicroBatchLoop(model, loop) ?? guardedStep(loop, call);
       if (!how) continue;
       report({
         node: call,
@@ -99,14 +95,41 @@ export const sl402: Rule = {
   },
 };
 
+/**
+ * The answers of `innerMicroBatchLoop` and `guardedStep`, kept across versions by the loop
+ * whose subtree holds everything they read. The lowering reuses a node only when its
+ * subtree is unchanged (offsets move with an edit, text and shape do not), so an answer
+ * kept under a reused loop still holds; a new loop object starts empty.
+ */
+const microBatchByOuter = new WeakMap<SyntaxNode, Map<SyntaxNode, string | undefined>>();
+const guardedStepByLoop = new WeakMap<SyntaxNode, Map<SyntaxNode, string | undefined>>();
+
+/** Reads `key`'s answer under `holder` in `memo`, computing it on first use. */
+function memoised(
+  memo: WeakMap<SyntaxNode, Map<SyntaxNode, string | undefined>>,
+  holder: SyntaxNode,
+  key: SyntaxNode,
+  compute: () => string | undefined,
+): string | undefined {
+  let answers = memo.get(holder);
+  if (!answers) memo.set(holder, (answers = new Map()));
+  if (!answers.has(key)) answers.set(key, compute());
+  return answers.get(key);
+}
+
 /** `loop` is a micro-batch loop: it does not step the optimizer, but its enclosing loop does, after it. */
 function innerMicroBatchLoop(
   model: Parameters<Rule['check']>[0]['model'],
   loop: SyntaxNode,
 ): string | undefined {
-  if (containsTrainingCall(fieldOf(loop, 'body') ?? loop, isOptimizerStep)) return undefined;
+  // The enclosing loop is found within the loops' function, so its subtree holds the answer.
   const outer = model.roles.enclosingLoop(loop);
   if (!outer) return undefined;
+  return memoised(microBatchByOuter, outer, loop, () => microBatchOf(loop, outer));
+}
+
+function microBatchOf(loop: SyntaxNode, outer: SyntaxNode): string | undefined {
+  if (containsTrainingCall(fieldOf(loop, 'body') ?? loop, isOptimizerStep)) return undefined;
   let stepsAfter = false;
   walk(fieldOf(outer, 'body') ?? outer, (node) => {
     if (stepsAfter || node === loop) return false;
@@ -118,6 +141,10 @@ function innerMicroBatchLoop(
 
 /** `loop` steps the optimizer only under an `if ... % ...:` guard that the backward is outside of. */
 function guardedStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined {
+  return memoised(guardedStepByLoop, loop, backward, () => guardOfStep(loop, backward));
+}
+
+function guardOfStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined {
   let found: string | undefined;
   walk(fieldOf(loop, 'body') ?? loop, (node) => {
     if (found) return false;
