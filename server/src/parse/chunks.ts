@@ -194,13 +194,25 @@ export function classCuts(
   minLength = SPLIT_CLASS,
 ): ClassCuts | undefined {
   if (end - start < minLength) return undefined;
-  // NOTE: the server cuts a text's class again in the next version but one (a version with
-  // an error is followed by the clean text it came from): kept with the text's chunk starts.
   const known =
     minLength === SPLIT_CLASS ? recent.find((entry) => entry.text === text)?.classCuts : undefined;
+  return keptCuts(known, start, end, () => scanClassCuts(text, start, end));
+}
+
+/**
+ * The cuts of the chunk `[start, end)` from `known`, a recent text's memo, or `scan`ned and
+ * kept there. The server cuts a text's large statements again in the next version but one: a
+ * version with an error is followed by the clean text it came from.
+ */
+function keptCuts<T>(
+  known: Map<number, { end: number; cuts: T | undefined }> | undefined,
+  start: number,
+  end: number,
+  scan: () => T | undefined,
+): T | undefined {
   const kept = known?.get(start);
   if (kept?.end === end) return kept.cuts;
-  const cuts = scanClassCuts(text, start, end);
+  const cuts = scan();
   known?.set(start, { end, cuts });
   return cuts;
 }
@@ -292,13 +304,8 @@ export interface LiteralCuts {
 export function literalCuts(text: string, start: number, end: number): LiteralCuts | undefined {
   if (end - start < SPLIT_LITERAL || !startsStatement(text, start)) return undefined;
   if (CHUNK_HEAD.test(text.slice(start, start + HEAD_LENGTH))) return undefined;
-  // NOTE: as for classCuts, the clean text comes back after each version with an error.
   const known = recent.find((entry) => entry.text === text)?.literalCuts;
-  const kept = known?.get(start);
-  if (kept?.end === end) return kept.cuts;
-  const cuts = scanLiteralCuts(text, start, end);
-  known?.set(start, { end, cuts });
-  return cuts;
+  return keptCuts(known, start, end, () => scanLiteralCuts(text, start, end));
 }
 
 /** The cuts of {@link literalCuts}, scanned. */

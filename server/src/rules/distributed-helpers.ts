@@ -91,16 +91,9 @@ function fieldOfKeyword(call: SyntaxNode, name: string): SyntaxNode | undefined 
  * Whether a framework that owns the training loop's distributed and precision details is
  * in use: accelerate, Lightning, DeepSpeed, Hugging Face's Trainer, Composer, Fabric.
  */
-export const frameworkOwnsLoop = perModel((model: FileModel): boolean => {
-  const imports = model.imports;
-  if (
-    ['accelerate', 'lightning', 'pytorch_lightning', 'deepspeed', 'composer', 'colossalai'].some((m) =>
-      imports.importsFrom(m),
-    )
-  )
-    return true;
-  return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
-});
+export const frameworkOwnsLoop = perModel(
+  (model: FileModel): boolean => frameworkOwnsLoader(model) || model.imports.importsFrom('deepspeed'),
+);
 
 /**
  * Whether a framework builds and feeds the data loaders: as {@link frameworkOwnsLoop}, except

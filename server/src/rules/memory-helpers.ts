@@ -16,7 +16,7 @@ import {
 } from '../analysis/syntax-helpers';
 import { bindingsInScope, reachingBinding } from '../analysis/reaching-definitions';
 import { callsTo } from './distributed-helpers';
-import { perModel } from '../analysis/per-model';
+import { perModel, perSubtree } from '../analysis/per-model';
 
 /** Methods whose result holds no autograd graph (detached, host values, integer outputs). */
 const GRAPH_FREE_METHODS = new Set(
@@ -283,22 +283,15 @@ export interface BlockLoop {
   call: SyntaxNode | undefined;
 }
 
-/**
- * `blockLoops`' answers kept across versions by class, with the stacks they were read for:
- * the lowering reuses a class node only when its subtree is unchanged, so the same stacks
- * give the same loops (its nodes move with an edit, their text does not).
- */
-const blockLoopsByClass = new WeakMap<SyntaxNode, { stacks: string; loops: BlockLoop[] }>();
-
 /** Loops in `forward` over a block stack (`for block in self.h:`, `enumerate(self.layers)`), with the block call. */
 export function blockLoops(cls: SyntaxNode, stacks: ReadonlyMap<string, string>): BlockLoop[] {
-  const key = JSON.stringify([...stacks]);
-  const known = blockLoopsByClass.get(cls);
-  if (known?.stacks === key) return known.loops;
-  const loops = findBlockLoops(cls, stacks);
-  blockLoopsByClass.set(cls, { stacks: key, loops });
-  return loops;
+  return blockLoopsFor(cls, JSON.stringify([...stacks]));
 }
+
+/** `blockLoops` by class and its stacks as JSON, kept across versions under the class. */
+const blockLoopsFor = perSubtree((cls: SyntaxNode, stacks: string) =>
+  findBlockLoops(cls, new Map<string, string>(JSON.parse(stacks))),
+);
 
 function findBlockLoops(cls: SyntaxNode, stacks: ReadonlyMap<string, string>): BlockLoop[] {
   const body = fieldOf(cls, 'body');

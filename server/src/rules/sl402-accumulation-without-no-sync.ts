@@ -10,6 +10,7 @@ import {
   wrapsOf,
   mentionsAttribute,
 } from './distributed-helpers';
+import { perSubtree } from '../analysis/per-model';
 import type { Rule } from './types';
 import { sl402Text } from './messages/sl4';
 
@@ -95,28 +96,6 @@ export const sl402: Rule = {
   },
 };
 
-/**
- * The answers of `innerMicroBatchLoop` and `guardedStep`, kept across versions by the loop
- * whose subtree holds everything they read. The lowering reuses a node only when its
- * subtree is unchanged (offsets move with an edit, text and shape do not), so an answer
- * kept under a reused loop still holds; a new loop object starts empty.
- */
-const microBatchByOuter = new WeakMap<SyntaxNode, Map<SyntaxNode, string | undefined>>();
-const guardedStepByLoop = new WeakMap<SyntaxNode, Map<SyntaxNode, string | undefined>>();
-
-/** Reads `key`'s answer under `holder` in `memo`, computing it on first use. */
-function memoised(
-  memo: WeakMap<SyntaxNode, Map<SyntaxNode, string | undefined>>,
-  holder: SyntaxNode,
-  key: SyntaxNode,
-  compute: () => string | undefined,
-): string | undefined {
-  let answers = memo.get(holder);
-  if (!answers) memo.set(holder, (answers = new Map()));
-  if (!answers.has(key)) answers.set(key, compute());
-  return answers.get(key);
-}
-
 /** `loop` is a micro-batch loop: it does not step the optimizer, but its enclosing loop does, after it. */
 function innerMicroBatchLoop(
   model: Parameters<Rule['check']>[0]['model'],
@@ -124,11 +103,11 @@ function innerMicroBatchLoop(
 ): string | undefined {
   // The enclosing loop is found within the loops' function, so its subtree holds the answer.
   const outer = model.roles.enclosingLoop(loop);
-  if (!outer) return undefined;
-  return memoised(microBatchByOuter, outer, loop, () => microBatchOf(loop, outer));
+  return outer && microBatchIn(outer, loop);
 }
 
-function microBatchOf(loop: SyntaxNode, outer: SyntaxNode): string | undefined {
+/** Whether `loop` is a micro-batch loop of `outer`; kept across versions under `outer`. */
+const microBatchIn = perSubtree((outer: SyntaxNode, loop: SyntaxNode): string | undefined => {
   if (containsTrainingCall(fieldOf(loop, 'body') ?? loop, isOptimizerStep)) return undefined;
   let stepsAfter = false;
   walk(fieldOf(outer, 'body') ?? outer, (node) => {
@@ -137,14 +116,13 @@ function microBatchOf(loop: SyntaxNode, outer: SyntaxNode): string | undefined {
     if (node.type === 'call' && node.startIndex > loop.endIndex && isOptimizerStep(node)) stepsAfter = true;
   });
   return stepsAfter ? 'an inner micro-batch loop' : undefined;
-}
+});
 
-/** `loop` steps the optimizer only under an `if ... % ...:` guard that the backward is outside of. */
-function guardedStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined {
-  return memoised(guardedStepByLoop, loop, backward, () => guardOfStep(loop, backward));
-}
-
-function guardOfStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined {
+/**
+ * `loop` steps the optimizer only under an `if ... % ...:` guard that the backward is outside
+ * of; kept across versions under `loop`.
+ */
+const guardedStep = perSubtree((loop: SyntaxNode, backward: SyntaxNode): string | undefined => {
   let found: string | undefined;
   walk(fieldOf(loop, 'body') ?? loop, (node) => {
     if (found) return false;
@@ -166,4 +144,4 @@ function guardOfStep(loop: SyntaxNode, backward: SyntaxNode): string | undefined
       found = `\`${condition.text}\` guards the step`;
   });
   return found;
-}
+});
