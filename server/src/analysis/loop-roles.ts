@@ -239,14 +239,23 @@ export class LoopRoles {
     // edge skips whole when its role is no higher than the lowest role among them.
     const forwards = new ForwardRoles(this.reachableForwards(), this.functionRole);
     const edges: CallEdge[] = [];
-    for (const call of allCalls) {
-      const called = this.steps.calledFunctions(call);
-      const runsForwards = forwards.nodes.length > 0 && !!this.facts && isModuleCall(call, this.facts);
-      if (!called.length && !runsForwards) continue;
+    const sites = this.steps.callSites();
+    const addEdge = (call: SyntaxNode, called: readonly SyntaxNode[], runsForwards: boolean) => {
       const caller = enclosingFunction(call);
       const callees = called.filter((fn) => fn !== caller);
       if (callees.length || (runsForwards && forwards.nodes.some((fn) => fn !== caller)))
         edges.push({ call, caller, callees, runsForwards });
+    };
+    if (!forwards.nodes.length || !this.facts) for (const { call, callees } of sites) addEdge(call, callees, false);
+    else {
+      // Every call may be a module call: walk them all, the call sites (a subsequence, in
+      // the same order) alongside.
+      let next = 0;
+      for (const call of allCalls) {
+        const site = sites[next]?.call === call ? sites[next++] : undefined;
+        const runsForwards = isModuleCall(call, this.facts);
+        if (site || runsForwards) addEdge(call, site?.callees ?? [], runsForwards);
+      }
     }
     for (let iteration = 0; iteration < 6; iteration++) {
       this.roleCache.clear();

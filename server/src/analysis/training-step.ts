@@ -5,6 +5,7 @@
 // A loop that only contains a complete step loop (an epoch loop) is not itself a step loop.
 import type { SyntaxNode } from '../parse/syntax';
 import {
+  enclosingFunction,
   fieldOf,
   hasText,
   isPositional,
@@ -86,15 +87,23 @@ export function isScalerCallable(
   return isTensor(loss) || (loss.type === 'identifier' && /loss/i.test(loss.text));
 }
 
+/** A call that may invoke same-file functions, and those functions. */
+export interface CallSite {
+  call: SyntaxNode;
+  callees: readonly SyntaxNode[];
+}
+
 /** Computes, per loop and per function of one file, the training effects of its body. */
 export class TrainingStepModel {
   private readonly functions = new Map<string, SyntaxNode[]>();
   private readonly methodNames = new Set<string>();
   private readonly functionEffects = new Map<SyntaxNode, BlockEffects>();
   private readonly loopEffects = new Map<SyntaxNode, BlockEffects>();
-  private readonly calleesByCall = new Map<SyntaxNode, readonly SyntaxNode[]>();
+  private callSitesValue: readonly CallSite[] | undefined;
   /** The calls with a training effect of their own, and what it is (see `effectCalls`). */
   private effectCallsValue: Map<SyntaxNode, TrainingEffect | 'both'> | undefined;
+  /** The functions that may have effects (see `mayTrain`). */
+  private mayTrainValue: ReadonlySet<SyntaxNode> | undefined;
 
   private readonly optimizerNames: ReadonlySet<string>;
   private readonly isTensor?: (node: SyntaxNode) => boolean;
@@ -149,13 +158,21 @@ export class TrainingStepModel {
 
   /** Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a method `f` of the file. */
   calledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
-    // Asked of every call while roles propagate, and again as blocks are walked.
-    let known = this.calleesByCall.get(call);
-    if (!known) {
-      known = this.findCalledFunctions(call);
-      this.calleesByCall.set(call, known);
+    // NOTE: not memoised per call: a map lookup costs about what the answer does. The
+    // passes over every call go through `callSites` instead.
+    return this.findCalledFunctions(call);
+  }
+
+  /** The calls of the file that may invoke same-file functions, with those functions, in document order. */
+  callSites(): readonly CallSite[] {
+    if (this.callSitesValue) return this.callSitesValue;
+    const sites: CallSite[] = [];
+    for (const call of this.calls) {
+      const callees = this.findCalledFunctions(call);
+      if (callees.length) sites.push({ call, callees });
     }
-    return known;
+    this.callSitesValue = sites;
+    return sites;
   }
 
   private findCalledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
@@ -183,7 +200,7 @@ export class TrainingStepModel {
   }
 
   effectsOfFunction(fn: SyntaxNode): BlockEffects {
-    if (!this.anyEffect()) return NONE;
+    if (!this.mayTrain().has(fn)) return NONE;
     let known = this.functionEffects.get(fn);
     if (!known) {
       this.functionEffects.set(fn, NONE); // recursion guard
@@ -191,6 +208,39 @@ export class TrainingStepModel {
       this.functionEffects.set(fn, known);
     }
     return known;
+  }
+
+  /**
+   * The functions whose effects may be non-empty: each function holding a call with an
+   * effect of its own, and each function calling one of those, and so on. A block's effects
+   * come only from its calls (those in its loops included), and a call counts for the
+   * innermost function around it at most (nested scopes are skipped), so every function
+   * outside this set has none, and its body need not be walked.
+   */
+  private mayTrain(): ReadonlySet<SyntaxNode> {
+    if (this.mayTrainValue) return this.mayTrainValue;
+    const found = new Set<SyntaxNode>();
+    const pending: SyntaxNode[] = [];
+    const noteCaller = (call: SyntaxNode) => {
+      const fn = enclosingFunction(call);
+      if (fn && !found.has(fn)) {
+        found.add(fn);
+        pending.push(fn);
+      }
+    };
+    for (const call of this.effectCalls().keys()) noteCaller(call);
+    if (pending.length) {
+      const callsOf = new Map<SyntaxNode, SyntaxNode[]>();
+      for (const { call, callees } of this.callSites())
+        for (const fn of callees) {
+          const known = callsOf.get(fn);
+          if (known) known.push(call);
+          else callsOf.set(fn, [call]);
+        }
+      while (pending.length) for (const call of callsOf.get(pending.pop()!) ?? []) noteCaller(call);
+    }
+    this.mayTrainValue = found;
+    return found;
   }
 
   /** Whether any call of the file can have a training effect: without one, no block has any. */
