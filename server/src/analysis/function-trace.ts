@@ -77,6 +77,9 @@ export class FunctionTrace {
    * undefined when it names a definition that version lacks.
    */
   translated(map: NodeMap): FunctionTrace | undefined {
+    // NOTE: most definitions an edit leaves alone are the same objects in the next version:
+    // then the trace itself serves, and no copy of its maps is made for every carried function.
+    if (this.mapsToItself(map)) return this;
     const copy = new FunctionTrace(this.fn, this.parameters, this.forNextVersion);
     let missing = false;
     const to = (node: SyntaxNode): SyntaxNode => {
@@ -100,6 +103,16 @@ export class FunctionTrace {
     copy.fileWideReads = this.fileWideReads;
     copy.result = this.result;
     return missing ? undefined : copy;
+  }
+
+  /** Whether `map` takes every definition the trace names to itself. */
+  private mapsToItself(map: NodeMap): boolean {
+    const same = (node: SyntaxNode) => map(node) === node;
+    for (const cls of this.attributes.keys()) if (!same(cls)) return false;
+    for (const fn of this.returns.keys()) if (!same(fn)) return false;
+    for (const fn of this.elements.keys()) if (!same(fn)) return false;
+    for (const write of this.writes) if (!same(write.to === 'attribute' ? write.cls : write.fn)) return false;
+    return true;
   }
 
   wroteKind(node: SyntaxNode, kind: Kind): void {
