@@ -246,7 +246,8 @@ export class LoopRoles {
       if (callees.length || (runsForwards && forwards.nodes.some((fn) => fn !== caller)))
         edges.push({ call, caller, callees, runsForwards });
     };
-    if (!forwards.nodes.length || !this.facts) for (const { call, callees } of sites) addEdge(call, callees, false);
+    if (!forwards.nodes.length || !this.facts)
+      for (const { call, callees } of sites) addEdge(call, callees, false);
     else {
       // Every call may be a module call: walk them all, the call sites (a subsequence, in
       // the same order) alongside.
