@@ -77,9 +77,9 @@ export const sl402: Rule = {
   severity: 'warning',
   summary: 'Gradient accumulation on a DDP/FSDP model without `no_sync()` all-reduces every micro-batch.',
   check({ model, report }) {
-    if (frameworkOwnsLoop(model) || mentionsAttribute(model, SYNC_CONTROL)) return;
+    // NOTE: the wraps first: most files have none, and the attribute names are a whole-file scan.
     const wraps = wrapsOf(model);
-    if (!wraps.length) return;
+    if (!wraps.length || frameworkOwnsLoop(model) || mentionsAttribute(model, SYNC_CONTROL)) return;
     const ddp = wraps.some((wrap) => wrap.kind === 'ddp');
     for (const call of model.nodes.call) {
       if (!isBackwardCall(call) || model.roleOf(call) !== 'hot') continue;

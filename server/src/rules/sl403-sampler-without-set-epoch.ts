@@ -66,11 +66,11 @@ export const sl403: Rule = {
   summary:
     '`DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order every epoch.',
   check({ model, report }) {
-    if (frameworkOwnsLoader(model) || mentionsAttribute(model, /^set_epoch$/)) return;
+    // NOTE: the samplers first: most files have none, and the attribute names are a whole-file scan.
     const samplers = callsTo(model, DISTRIBUTED_SAMPLER).filter(
       (call) => keywordArg(call, 'shuffle')?.text !== 'False',
     );
-    if (!samplers.length) return;
+    if (!samplers.length || frameworkOwnsLoader(model) || mentionsAttribute(model, /^set_epoch$/)) return;
     const reported = new Set<SyntaxNode>();
     for (const loop of epochLoops(model)) {
       if (reported.has(loop)) continue;
