@@ -58,8 +58,9 @@ export const sl103: Rule = {
   check({ model, report }) {
     for (const call of model.nodes.call) {
       const builtin = builtinCall(model, call, CONVERSIONS);
-      const args = positionalArgs(call);
-      if (builtin && args.length === 1 && isDeviceTensor(model, args[0])) {
+      // NOTE: asked of every call: the arguments are listed only where a branch reads them.
+      const args = builtin ? positionalArgs(call) : undefined;
+      if (builtin && args && args.length === 1 && isDeviceTensor(model, args[0])) {
         report({
           node: call,
           tensors: [args[0]],
@@ -68,11 +69,13 @@ export const sl103: Rule = {
         continue;
       }
       const qualified = model.imports.resolve(fieldOf(call, 'function')!);
-      if (qualified && MATH_FUNCTION.test(qualified) && args.length >= 1 && isDeviceTensor(model, args[0])) {
+      const mathArgs =
+        qualified && MATH_FUNCTION.test(qualified) ? (args ?? positionalArgs(call)) : undefined;
+      if (qualified && mathArgs && mathArgs.length >= 1 && isDeviceTensor(model, mathArgs[0])) {
         report({
           node: call,
-          tensors: [args[0]],
-          ...sl103BuiltinText({ model, node: call, builtin: qualified, argument: args[0] }),
+          tensors: [mathArgs[0]],
+          ...sl103BuiltinText({ model, node: call, builtin: qualified, argument: mathArgs[0] }),
         });
         continue;
       }

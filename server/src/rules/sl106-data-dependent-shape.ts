@@ -64,8 +64,9 @@ export const sl106: Rule = {
       });
     for (const call of model.nodes.call) {
       const what = dataDependentCall(model, call);
+      if (!what) continue;
       const receiver = methodCall(call)?.receiver;
-      if (what) flag(call, what, receiver ? [receiver] : []);
+      flag(call, what, receiver ? [receiver] : []);
     }
     for (const subscript of model.nodes.subscript) {
       if (isStoreTarget(subscript)) continue;
