@@ -4,6 +4,7 @@ import { fieldOf, methodCall, positionalArgs, unwrap, walk } from '../analysis/s
 import { reachingBinding, scopeOf } from '../analysis/reaching-definitions';
 import { stringInterpolations } from '../analysis/value-vocabulary';
 import { builtinCall, isDeviceTensor } from './sync-helpers';
+import { callsToMethod } from './method-calls';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
 import { sl104HolderText, sl104Text } from './messages/sl1';
@@ -64,10 +65,13 @@ export const sl104: Rule = {
         tensors: [value],
         ...sl104Text({ model, node: value, how }),
       });
+    // `"...".format(...)`: found among the file's method calls, not by reading every call.
+    const stringFormats = new Set(
+      callsToMethod(model, 'format').filter((call) => unwrap(methodCall(call)!.receiver).type === 'string'),
+    );
     for (const call of model.nodes.call) {
       const builtin = builtinCall(model, call, PRINTERS);
-      const method = methodCall(call);
-      const formatsString = method?.name === 'format' && unwrap(method.receiver).type === 'string';
+      const formatsString = stringFormats.has(call);
       if (!builtin && !formatsString) continue;
       const all = positionalArgs(call);
       const args = builtin === 'print' || formatsString ? all : all.slice(0, 1);
