@@ -1,5 +1,6 @@
 // SL102: device→host copies of a tensor (`.cpu()`, `.to("cpu")`, `.tolist()`) in a hot step.
-import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { fieldOf, mergeInDocumentOrder, methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { callsToMethod } from './method-calls';
 import { chainHasHostCopy, hostCopy, isDeviceTensor, isHostResident, isTensor } from './sync-helpers';
 import type { Rule } from './types';
 import { sl102Text } from './messages/sl1';
@@ -58,7 +59,12 @@ export const sl102: Rule = {
   severity: 'by-role',
   summary: 'A blocking device→host copy (`.cpu()`, `.to("cpu")`, `.tolist()`) syncs the GPU every step.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    // Only `.cpu()`, `.to(...)` and `.tolist()` calls can copy to the host (`hostCopy`): found
+    // among the file's method calls, in document order.
+    const candidates = mergeInDocumentOrder(
+      ['cpu', 'to', 'tolist'].map((name) => callsToMethod(model, name)),
+    );
+    for (const call of candidates) {
       const copy = hostCopy(model, call);
       const method = methodCall(call);
       const isToList =
