@@ -12,7 +12,7 @@ import {
   lowerTree,
   type LoweredNode,
   type LoweredTree,
-  type SourceText,
+  SourceText,
   type SubtreeSource,
   type SyntaxNode,
 } from './syntax';
@@ -317,9 +317,15 @@ class PreviousSubtrees implements SubtreeSource {
   }
 }
 
+/** The text of every node an edit dropped (see `cutLoose`). */
+const DROPPED_SOURCE = new SourceText('');
+
 /**
  * Cuts the links of an old tree's nodes, except the subtrees a new tree took over (`kept`):
- * a dropped node's parent would lead to the version it was dropped from.
+ * a dropped node's parent would lead to the version it was dropped from, and its text source
+ * is that version's whole text. A memo may keep dropped nodes for their identity (the kind
+ * carry keeps the last version without syntax errors while the document has one), and each
+ * node dropped in another version would keep another whole text alive.
  */
 export function cutLoose(root: LoweredNode, kept: ReadonlyMap<LoweredNode, unknown>): void {
   const stack = [root];
@@ -329,6 +335,7 @@ export function cutLoose(root: LoweredNode, kept: ReadonlyMap<LoweredNode, unkno
     stack.push(...node.children);
     node.children.length = 0;
     node.parent = null;
+    node.source = DROPPED_SOURCE;
   }
 }
 
