@@ -156,26 +156,24 @@ export class TrainingStepModel {
     return isComplete(effects) && !containsStepLoop;
   }
 
-  /** Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a method `f` of the file. */
-  calledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
-    // NOTE: not memoised per call: a map lookup costs about what the answer does. The
-    // passes over every call go through `callSites` instead.
-    return this.findCalledFunctions(call);
-  }
-
   /** The calls of the file that may invoke same-file functions, with those functions, in document order. */
   callSites(): readonly CallSite[] {
     if (this.callSitesValue) return this.callSitesValue;
     const sites: CallSite[] = [];
     for (const call of this.calls) {
-      const callees = this.findCalledFunctions(call);
+      const callees = this.calledFunctions(call);
       if (callees.length) sites.push({ call, callees });
     }
     this.callSitesValue = sites;
     return sites;
   }
 
-  private findCalledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
+  /**
+   * Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a
+   * method `f` of the file. Not memoised per call: a map lookup costs about what the answer
+   * does; the passes over every call go through `callSites`.
+   */
+  calledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
     const callee = fieldOf(call, 'function');
     if (!callee) return [];
     const target = unwrap(callee);
