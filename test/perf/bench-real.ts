@@ -65,6 +65,14 @@ export interface CorpusRatio {
   torchRatio: number;
   /** Files whose parse has syntax errors (re-parsed fresh on every edit in the server). */
   filesWithSyntaxErrors: number;
+  /**
+   * The same files parsed as Shardlens parses them, with its own text copy (text-input.ts);
+   * `parseSeconds` is web-tree-sitter's parse as published, the ratios' basis.
+   */
+  ownParseSeconds: number;
+  /** The server's ratio with Shardlens's own parse as the basis: every file, the framework files. */
+  ratioToOwnParse: number;
+  torchRatioToOwnParse: number;
 }
 
 /** Parses and analyses each file of `files`, side by side, `rounds` times; sums the best round of each. */
@@ -76,6 +84,8 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
   let torchFiles = 0;
   let torchParse = 0;
   let torchAnalysis = 0;
+  let ownParse = 0;
+  let torchOwnParse = 0;
   let bytes = 0;
   let counted = 0;
   let withErrors = 0;
@@ -85,10 +95,14 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
     let bestParse = Infinity;
     let bestAnalysis = Infinity;
     let bestCheck = Infinity;
+    let bestOwnParse = Infinity;
     for (let i = 0; i < rounds; i++) {
       let t = nowMs();
       parseOnly(parser, text);
       bestParse = Math.min(bestParse, nowMs() - t);
+      t = nowMs();
+      parser.parse(text)?.delete();
+      bestOwnParse = Math.min(bestOwnParse, nowMs() - t);
       t = nowMs();
       const result = analyzeText({ parser, text, filePath: null, settings });
       bestAnalysis = Math.min(bestAnalysis, nowMs() - t);
@@ -98,11 +112,13 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
       bestCheck = Math.min(bestCheck, nowMs() - t);
     }
     parse += bestParse;
+    ownParse += bestOwnParse;
     analysis += bestAnalysis;
     check += bestCheck;
     if (mayUseTorch(text)) {
       torchFiles++;
       torchParse += bestParse;
+      torchOwnParse += bestOwnParse;
       torchAnalysis += bestAnalysis;
     }
     bytes += Buffer.byteLength(text);
@@ -119,5 +135,8 @@ export function measureCorpusRatio(parser: Parser, files: readonly string[], rou
     torchFiles,
     torchRatio: round(torchAnalysis / torchParse),
     filesWithSyntaxErrors: withErrors,
+    ownParseSeconds: round(ownParse / 1000, 2),
+    ratioToOwnParse: round(analysis / ownParse),
+    torchRatioToOwnParse: round(torchAnalysis / torchOwnParse),
   };
 }

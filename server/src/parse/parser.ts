@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { lowerTree, type LoweredTree } from './syntax';
 import { registerDirectWasm, verifyMemoryWalk } from './direct-walk';
 import { lowerChunked } from './chunked';
+import { routeTextInput, verifyTextInput, withStockTextInput } from './text-input';
 
 let parserPromise: Promise<Parser> | undefined;
 
@@ -20,13 +21,15 @@ export function initParser({ wasmDir }: ParserInit): Promise<Parser> {
   parserPromise ??= (async () => {
     // NOTE: Emscripten turns the options object into the module object, whose raw exports
     // let the lowering walk skip web-tree-sitter's per-call marshalling (direct-walk.ts).
-    const moduleObject = { locateFile: (file: string) => join(wasmDir, file) };
+    const moduleObject: Record<string, unknown> = { locateFile: (file: string) => join(wasmDir, file) };
+    routeTextInput(moduleObject, join(wasmDir, 'tree-sitter.wasm'));
     await Parser.init(moduleObject);
     registerDirectWasm(moduleObject);
     const python = await Language.load(join(wasmDir, 'tree-sitter-python.wasm'));
     const parser = new Parser();
     parser.setLanguage(python);
     verifyMemoryWalk(parser);
+    verifyTextInput(parser);
     return parser;
   })();
   return parserPromise;
@@ -55,8 +58,10 @@ export function parseSource(parser: Parser, text: string): ParsedSource {
   return { ...lowerChunked(parser, text).lowered, hasError };
 }
 
-/** Parses without lowering and deletes the tree: the bare parse time the benchmarks compare against. */
+/**
+ * Parses without lowering and deletes the tree: the bare parse time the benchmarks compare
+ * against, so it reads the text as web-tree-sitter does (text-input.ts).
+ */
 export function parseOnly(parser: Parser, text: string): void {
-  const tree = parser.parse(text);
-  tree?.delete();
+  withStockTextInput(() => parser.parse(text))?.delete();
 }
