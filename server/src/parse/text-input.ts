@@ -90,10 +90,14 @@ function copyText(
 
 /** Runs `parse` with web-tree-sitter's own input copy (the benchmarks' bare parse). */
 export function withStockTextInput<T>(parse: () => T): T {
+  return withFastCopy(false, parse);
+}
+
+function withFastCopy<T>(on: boolean, run: () => T): T {
   const was = fastCopyOn;
-  fastCopyOn = false;
+  fastCopyOn = on;
   try {
-    return parse();
+    return run();
   } finally {
     fastCopyOn = was;
   }
@@ -112,14 +116,8 @@ export function verifyTextInput(parser: Parser): boolean {
   fastCopyOn = false;
   if (!stockCopy) return false;
   const probe = probeText();
-  const stock = nodesOf(parser.parse(probe));
-  fastCopyOn = true;
-  let fast: string[];
-  try {
-    fast = nodesOf(parser.parse(probe));
-  } finally {
-    fastCopyOn = false;
-  }
+  const stock = parsedNodes(parser.parse(probe));
+  const fast = withFastCopy(true, () => parsedNodes(parser.parse(probe)));
   fastCopyOn = stock.length > 1000 && stock.join(' ') === fast.join(' ');
   return fastCopyOn;
 }
@@ -127,14 +125,17 @@ export function verifyTextInput(parser: Parser): boolean {
 /** A deliberate fault for tests: the fast copy leaves out the last code unit of each chunk. */
 export const textInputFault = { dropLastCodeUnit: false };
 
-/** Every node of `tree` in document order, with its type and UTF-16 offsets; the tree is deleted. */
-function nodesOf(tree: Tree | null): string[] {
+/**
+ * Every node of `tree` in document order, with its type, UTF-16 offsets and whether it is
+ * missing; the tree is deleted.
+ */
+export function parsedNodes(tree: Tree | null): string[] {
   if (!tree) return [];
   const nodes: string[] = [];
   const cursor = tree.walk();
   try {
     for (;;) {
-      nodes.push(`${cursor.nodeType}/${cursor.startIndex}-${cursor.endIndex}`);
+      nodes.push(`${cursor.nodeType}/${cursor.startIndex}-${cursor.endIndex}/${cursor.nodeIsMissing}`);
       if (cursor.gotoFirstChild()) continue;
       while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return nodes;
     }
@@ -149,10 +150,9 @@ function nodesOf(tree: Tree | null): string[] {
  * text outside ASCII, a surrogate pair split by a chunk's end, lines longer than a chunk.
  */
 function probeText(): string {
-  const lines = ['# probe \u00e9\u2713 for the text copy', 'import torch'];
-  for (let i = 0; lines.join('\n').length < 6_000; i++)
-    lines.push(`x${i} = f("\u00ab\u00bb", "\ud83d\ude00", ${i})  # \u03c0`);
-  const text = lines.join('\n');
+  let text = '# probe \u00e9\u2713 for the text copy\nimport torch';
+  for (let i = 0; text.length < 6_000; i++)
+    text += `\nx${i} = f("\u00ab\u00bb", "\ud83d\ude00", ${i})  # \u03c0`;
   // A pair split at the first chunk's end: the high surrogate is its last code unit (5,118).
   const split = `${text.slice(0, 5116)}\n'\ud83d\ude00'\n`;
   return `${split}${text.slice(5116)}\ns = "${'\u00e9'.repeat(6_000)}"\n`;

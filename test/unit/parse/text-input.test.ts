@@ -7,6 +7,7 @@ import type { Parser } from 'web-tree-sitter';
 import { initParser } from '../../../server/src/parse/parser';
 import {
   fastTextInputOn,
+  parsedNodes,
   textInputFault,
   verifyTextInput,
   withStockTextInput,
@@ -15,21 +16,9 @@ import { generateTrainingFile } from '../../perf/generate';
 import { awkwardText, mutatedFiles, randomByteTexts } from '../../robustness/inputs';
 import { wasmDir } from '../../helpers/paths';
 
-/** Every node of a parse of `text`, with its type and UTF-16 offsets, and the tree's text length. */
+/** Every node of a parse of `text`, with its type, UTF-16 offsets and whether it is missing. */
 function nodes(parser: Parser, text: string): string {
-  const tree = parser.parse(text)!;
-  const out: string[] = [`end ${tree.rootNode.endIndex}`];
-  const cursor = tree.walk();
-  try {
-    for (;;) {
-      out.push(`${cursor.nodeType}/${cursor.startIndex}-${cursor.endIndex}/${cursor.nodeIsMissing}`);
-      if (cursor.gotoFirstChild()) continue;
-      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return out.join('\n');
-    }
-  } finally {
-    cursor.delete();
-    tree.delete();
-  }
+  return parsedNodes(parser.parse(text)).join('\n');
 }
 
 /** Texts whose code units fall on the copy's chunk ends (5,119 code units) in different ways. */
