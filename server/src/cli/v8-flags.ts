@@ -1,7 +1,7 @@
 // V8 settings for the CLI's process: a `shardlens check` run lasts seconds, and V8's
 // optimizing compiler, inlining callees into every hot rule and analysis function, spends
 // as much CPU compiling as the run saves (each worker thread compiles its own copy). The
-// measured effect is in docs/performance.md ("The CLI's compile budget").
+// measured effect is in docs/performance-log.md ("The CLI's compile budget").
 import { setFlagsFromString } from 'node:v8';
 
 /** Flags the CLI sets for its whole process (worker threads share V8's flags). */

@@ -4,7 +4,7 @@
 // each version as it would the user's. Nothing is published and the copy's tree and memo
 // are dropped. It runs the incremental stages (window re-parse, reused lowering, carried
 // kind analyses) that opening a file does not, so V8 has compiled them before the user's
-// first keystrokes (docs/performance.md, "The first keystrokes after opening").
+// first keystrokes (docs/performance-log.md, "The first keystrokes after opening").
 import type { TextEdit } from '../parse/edit-spans';
 
 /** Documents shorter than this are analysed fast enough cold: no rehearsal for them. */

@@ -3,7 +3,7 @@
 // definition stays whole; small chunks run together in groups). A text with syntax errors
 // is parsed chunk by chunk (chunked.ts), so an error stays inside its chunk. On the 3,153
 // error-free files of the development corpus, each chunk parsed alone gives the same nodes
-// as the whole file's parse (docs/performance.md, "Texts with syntax errors, chunk by chunk").
+// as the whole file's parse (docs/performance-log.md, "Texts with syntax errors, chunk by chunk").
 
 /** A line that may start a chunk: a definition or a decorator. */
 const CHUNK_HEAD = /^(?:async[ \t]+def\b|def\b|class\b|@[A-Za-z_])/;

@@ -4,7 +4,7 @@
 // class node and its body. A keystroke in one method then re-parses that method's group
 // alone, where the whole class (in one public file, 96 % of it) was parsed before. On the
 // error-free files of the development corpus, every class split this way gives the nodes of
-// the whole-file parse (docs/performance.md, "Large classes, member by member").
+// the whole-file parse (docs/performance-log.md, "Large classes, member by member").
 import type { Parser } from 'web-tree-sitter';
 import type { ChunkRecord, PreviousChunks } from './chunked';
 import { classCuts, type ClassCuts } from './chunks';
@@ -300,7 +300,7 @@ function groupNodes(group: MemberGroup): LoweredNode[] {
 /**
  * The split of a class chunk of an error-free whole-file lowering (`nodes`: the class or
  * its decorated definition, then the nodes after it), when each of the class's children
- * lies inside one group: what parsing each group gives (docs/performance.md).
+ * lies inside one group: what parsing each group gives (docs/performance-log.md).
  */
 export function splitOfWholeClass(
   text: string,

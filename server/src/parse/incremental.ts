@@ -231,7 +231,7 @@ export class DocumentTrees {
       // Typing on through an unclosed bracket keeps the errors, and each re-parse from the
       // base would be thrown away (up to 30 ms on 5,000 lines); when the text parses clean
       // again, a re-parse from it, behind by every edit since, costs about what a fresh
-      // parse costs (docs/performance.md, typing a statement). So the base goes, unless the
+      // parse costs (docs/performance-log.md, typing a statement). So the base goes, unless the
       // text is the last error-free version's again (a `#` typed, then deleted), which is
       // known to parse without errors.
       this.discard(current.tree);

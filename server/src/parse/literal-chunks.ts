@@ -6,7 +6,7 @@
 // group's entries. A keystroke in one entry then re-parses that entry's group alone, where
 // the whole statement (in the benchmark's model zoo, a third of the file) was parsed before. On the
 // error-free files of the development corpus, every literal split this way gives the nodes
-// of the whole-file parse (docs/performance.md, "Large literals, entry by entry").
+// of the whole-file parse (docs/performance-log.md, "Large literals, entry by entry").
 import type { Parser } from 'web-tree-sitter';
 import type { ChunkRecord, PreviousChunks } from './chunked';
 import { literalCuts, type LiteralCuts } from './chunks';
@@ -283,7 +283,7 @@ function literalUnverified(
 /**
  * The split of a literal chunk of an error-free whole-file lowering (`nodes`: the statement,
  * then the comments after it), when each of the literal's children lies inside one group:
- * what parsing each group gives (docs/performance.md).
+ * what parsing each group gives (docs/performance-log.md).
  */
 export function splitOfWholeLiteral(
   text: string,
