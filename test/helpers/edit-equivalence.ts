@@ -1,7 +1,7 @@
 // Test helper: drives a Session through seeded random edits exactly as the server does
 // (the server's TextDocuments configuration, one content change event at a time) and
 // compares, after every edit, the incremental analysis with a fresh analysis of the text.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Parser } from 'web-tree-sitter';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -12,7 +12,7 @@ import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
 import { generateTrainerFile } from '../perf/generate-trainer';
 import { generateModelZooFile } from '../perf/generate-zoo';
-import { repoRoot } from './paths';
+import { debianDistPackages, repoRoot } from './paths';
 import { misshapenNode } from './tree-order';
 
 /** A script whose loaders are known by name only (weak tensor facts). */
@@ -37,6 +37,27 @@ export function realLikeFiles(): { name: string; text: string }[] {
     // Loaders known by name only: the tensor-evidence calls a carried function makes again.
     { name: LOADER_HELPERS, text: readFileSync(join(repoRoot, LOADER_HELPERS), 'utf8') },
   ];
+}
+
+/**
+ * Real code nobody here wrote, from Debian's python3-torch and python3-torchvision: files on
+ * which the rules report findings (a DDP test harness, FSDP test helpers, an optimizer,
+ * activation checkpointing, detection models). Names are paths under dist-packages; a file
+ * that is not installed is left out, so the caller checks how many there are.
+ */
+export const DEBIAN_TORCH_FILES = [
+  'torch/testing/_internal/distributed/ddp_under_dist_autograd_test.py',
+  'torch/testing/_internal/common_fsdp.py',
+  'torch/optim/lbfgs.py',
+  'torch/utils/checkpoint.py',
+  'torchvision/models/detection/fcos.py',
+  'torchvision/models/detection/ssd.py',
+];
+
+export function debianTorchFiles(): { name: string; text: string }[] {
+  return DEBIAN_TORCH_FILES.map((name) => join(debianDistPackages, name))
+    .filter((path) => existsSync(path))
+    .map((path) => ({ name: path, text: readFileSync(path, 'utf8') }));
 }
 
 /** Files that are mostly one large class (parsed member by member when they have errors: class-chunks.ts). */

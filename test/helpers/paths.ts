@@ -21,3 +21,5 @@ export const wasmDir = join(repoRoot, 'dist');
 export const fixturesDir = join(repoRoot, 'test', 'fixtures');
 /** Debian's Python with python3-torch installed. */
 export const torchPython = process.env.SHARDLENS_TORCH_PYTHON ?? '/usr/bin/python3';
+/** Where Debian's python3-torch and python3-torchvision put their sources (npm test installs them). */
+export const debianDistPackages = '/usr/lib/python3/dist-packages';

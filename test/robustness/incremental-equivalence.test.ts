@@ -1,8 +1,8 @@
 // The server's incremental path (window re-parses, tree-sitter edits and re-parses with the
 // old tree, reused analysis results) must give exactly what a fresh analysis gives: after
-// each of 10,000 seeded random edits of real-like files, the lowered tree, every node's kind
-// and the findings are compared with a fresh analysis of the same text. A deliberately
-// broken reuse must fail the check.
+// each of 10,000 seeded random edits of real-like files (and of torch's and torchvision's own
+// files), the lowered tree, every node's kind and the findings are compared with a fresh
+// analysis of the same text. A deliberately broken reuse must fail the check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { initParser } from '../../server/src/parse/parser';
@@ -18,15 +18,27 @@ import { literalChunkCounts } from '../../server/src/parse/literal-chunks';
 import { pointAt } from '../../server/src/parse/points';
 import { loweringReuseCounts } from '../../server/src/parse/lower-reuse';
 import { KindCarry, kindCarryCounts } from '../../server/src/analysis/kind-carry';
+import { analyzeText } from '../../server/src/analyzer';
+import { mergeSettings } from '../../server/src/config/settings';
 import {
+  DEBIAN_TORCH_FILES,
+  debianTorchFiles,
   largeClassFiles,
   largeLiteralFiles,
   lineBreakAndTabFiles,
   realLikeFiles,
   LOADER_HELPERS,
   runEditEquivalence,
+  type EquivalenceRun,
 } from '../helpers/edit-equivalence';
 import { wasmDir } from '../helpers/paths';
+
+/** Fails with where and how the incremental analysis first differed from the fresh one. */
+function assertNoDivergence(run: EquivalenceRun, label?: string): void {
+  const found = run.divergence;
+  const where = found && `differs after edit ${found.edit} of ${found.file}:\n${found.detail}`;
+  assert.equal(found, undefined, label ? `${label}: ${where}` : where);
+}
 
 test(
   'after each of 10,000 random edits the incremental analysis equals a fresh one',
@@ -40,11 +52,7 @@ test(
     const run = runEditEquivalence({ parser, edits: 10_000, seed: 13 });
     const lowered = loweringReuseCounts.lowered - before.lowered;
     const reused = loweringReuseCounts.reused - before.reused;
-    assert.equal(
-      run.divergence,
-      undefined,
-      `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
-    );
+    assertNoDivergence(run);
     assert.equal(run.edits, 10_000);
     // Versions with syntax errors, and the versions after them, are parsed fresh (see
     // DocumentTrees.parse); the typing episodes must still exercise the window re-parse of
@@ -80,11 +88,7 @@ test(
     for (const seed of [17, 23]) {
       const before = { ...classChunkCounts };
       const run = runEditEquivalence({ parser, edits: 3_000, seed, files: largeClassFiles() });
-      assert.equal(
-        run.divergence,
-        undefined,
-        `seed ${seed}: differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
-      );
+      assertNoDivergence(run, `seed ${seed}`);
       // Versions with errors parse the class's edited group of members alone: the others must
       // be taken from the last version, or the check of that reuse would be vacuous (7,653
       // and 6,762 taken; the fresh analyses the versions are compared with parse them all).
@@ -101,11 +105,7 @@ test(
     const parser = await initParser({ wasmDir });
     const before = { ...literalChunkCounts };
     const run = runEditEquivalence({ parser, edits: 1_500, seed: 29, files: largeLiteralFiles() });
-    assert.equal(
-      run.divergence,
-      undefined,
-      `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
-    );
+    assertNoDivergence(run);
     // Versions with errors in the table parse its edited group of entries alone: the others
     // must be taken from the last version, or the check of that reuse would be vacuous.
     const reused = literalChunkCounts.reused - before.reused;
@@ -121,15 +121,37 @@ test(
     const files = lineBreakAndTabFiles();
     assert.ok(files.every((file) => file.text.includes('\r\n') || /^\t/m.test(file.text)));
     const run = runEditEquivalence({ parser, edits: 3_000, seed: 19, files, episodeLength: 100 });
-    assert.equal(
-      run.divergence,
-      undefined,
-      `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
-    );
+    assertNoDivergence(run);
     assert.equal(run.edits, 3_000);
     // Typing keeps most versions parseable: the re-parse paths must be exercised here too.
     assert.ok(
       run.windowParses + run.incrementalParses >= 500,
+      `only ${run.windowParses} window and ${run.incrementalParses} incremental parses`,
+    );
+  },
+);
+
+test(
+  "in torch's and torchvision's own files, after each of 2,400 random edits the incremental analysis equals a fresh one",
+  { timeout: 600_000 },
+  async () => {
+    const parser = await initParser({ wasmDir });
+    const files = debianTorchFiles();
+    assert.equal(
+      files.length,
+      DEBIAN_TORCH_FILES.length,
+      `${files.length} of ${DEBIAN_TORCH_FILES.length} files: install python3-torch and python3-torchvision`,
+    );
+    // The findings are compared too: these files must have some to compare.
+    const settings = mergeSettings({});
+    const findings = files.map((file) => analyzeText({ parser, text: file.text, filePath: null, settings }));
+    const count = findings.reduce((sum, analysis) => sum + analysis.findings.length, 0);
+    assert.ok(count >= 10, `only ${count} findings in the unedited files`);
+    const run = runEditEquivalence({ parser, edits: 2_400, seed: 37, files });
+    assertNoDivergence(run);
+    assert.equal(run.edits, 2_400);
+    assert.ok(
+      run.windowParses + run.incrementalParses >= 300,
       `only ${run.windowParses} window and ${run.incrementalParses} incremental parses`,
     );
   },
@@ -146,11 +168,7 @@ test(
     try {
       const files = [...realLikeFiles().slice(0, 3), ...largeClassFiles(), ...largeLiteralFiles()];
       const run = runEditEquivalence({ parser, edits: 3_000, seed: 31, files });
-      assert.equal(
-        run.divergence,
-        undefined,
-        `differs after edit ${run.divergence?.edit} of ${run.divergence?.file}:\n${run.divergence?.detail}`,
-      );
+      assertNoDivergence(run);
       assert.ok(run.timedOutReparses >= 100, `only ${run.timedOutReparses} re-parses given up`);
     } finally {
       setReparseBudget(10);

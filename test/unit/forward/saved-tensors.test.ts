@@ -14,10 +14,9 @@ import { evaluateFile, WorkspaceFiles } from '../../../server/src/modules';
 import { Env } from '../../../server/src/modules/interpreter';
 import type { ModuleInstance } from '../../../server/src/modules/module-instance';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
-import { fixturesDir, repoRoot, torchPython, wasmDir } from '../../helpers/paths';
+import { debianDistPackages, fixturesDir, repoRoot, torchPython, wasmDir } from '../../helpers/paths';
 
 const forwardDir = join(fixturesDir, 'forward');
-const distPackages = '/usr/lib/python3/dist-packages';
 const TOLERANCE = 0.1;
 
 interface Case {
@@ -104,13 +103,13 @@ async function buildAll(): Promise<Map<string, ModuleInstance | undefined>> {
   const out = new Map<string, ModuleInstance | undefined>();
   for (const c of CASES) {
     const workspace = new WorkspaceFiles({
-      roots: [forwardDir, distPackages],
+      roots: [forwardDir, debianDistPackages],
       parser,
       maxFilesPerRequest: 200,
       maxDepth: 8,
     });
     const filePath = c.builder
-      ? join(distPackages, ...c.builder.split('.').slice(0, -1)) + '.py'
+      ? join(debianDistPackages, ...c.builder.split('.').slice(0, -1)) + '.py'
       : join(forwardDir, c.file!);
     const parsed = parseSource(parser, readFileSync(filePath, 'utf8'));
     const { root } = parsed;

@@ -11,7 +11,7 @@ import { lowerChunked } from '../../../server/src/parse/chunked';
 import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { lowerTree, SourceText, type LoweredNode } from '../../../server/src/parse/syntax';
-import { wasmDir } from '../../helpers/paths';
+import { debianDistPackages, wasmDir } from '../../helpers/paths';
 import { misshapenNode, sameTree } from '../../helpers/tree-order';
 
 /** A method long enough to be a group of its own (shorter ones run together). */
@@ -101,7 +101,7 @@ function pythonFiles(dir: string, found: string[] = []): string[] {
 test("every class of torch's nn modules and torchvision's models, cut into groups, parses as in the whole file", async () => {
   const parser = await initParser({ wasmDir });
   // Real code from Debian's python3-torch and python3-torchvision (npm test installs them).
-  const dist = '/usr/lib/python3/dist-packages';
+  const dist = debianDistPackages;
   const files = [join(dist, 'torch', 'nn'), join(dist, 'torchvision', 'models')].flatMap((dir) =>
     pythonFiles(dir),
   );

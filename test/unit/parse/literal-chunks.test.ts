@@ -12,7 +12,7 @@ import { literalChunkCounts } from '../../../server/src/parse/literal-chunks';
 import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { lowerTree } from '../../../server/src/parse/syntax';
-import { wasmDir } from '../../helpers/paths';
+import { debianDistPackages, wasmDir } from '../../helpers/paths';
 import { misshapenNode, sameTree } from '../../helpers/tree-order';
 
 /** A table of `count` configurations, each entry over four lines, as model zoos write them. */
@@ -86,7 +86,7 @@ test('a literal is cut after a comma at its entries indentation, never inside a 
 
 test("every large literal of torch's and torchvision's sources, cut into groups, parses as in the whole file", async () => {
   const parser = await initParser({ wasmDir });
-  const dist = '/usr/lib/python3/dist-packages';
+  const dist = debianDistPackages;
   const files: string[] = [];
   const visit = (dir: string) => {
     // (Links are not followed: Debian's torch links its headers elsewhere.)
