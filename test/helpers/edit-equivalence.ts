@@ -54,6 +54,7 @@ export const DEBIAN_TORCH_FILES = [
   'torchvision/models/detection/ssd.py',
 ];
 
+/** The files of {@link DEBIAN_TORCH_FILES} that are installed, named by their path, with their text. */
 export function debianTorchFiles(): { name: string; text: string }[] {
   return DEBIAN_TORCH_FILES.map((name) => join(debianDistPackages, name))
     .filter((path) => existsSync(path))
