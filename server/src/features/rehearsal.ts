@@ -34,10 +34,11 @@ const INDENTED_CODE = /^[ \t]+[A-Za-z_]/;
 
 /**
  * The keystrokes of a rehearsal on `text`, each in offsets of the text before it, each typed
- * and deleted again. The budget may stop the rehearsal early, so the kinds that cost the most
- * cold come first: a letter typed into the first word of a line, letters typed before the
- * indentation of lines of code, a `#` at the start of the middle line, then letters into the
- * first word of more lines.
+ * and deleted again. The budget may stop the rehearsal early, so every kind comes before any
+ * repeats, and the syntax errors, which need several runs, right after the first letter: a
+ * letter typed into the first word of a line, letters typed before the indentation of lines
+ * of code, a `#` at the start of the middle line, then letters into the first word of more
+ * lines.
  */
 export function rehearsalEdits(text: string): TextEdit[] {
   const lineStarts = [0];
