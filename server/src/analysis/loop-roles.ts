@@ -109,6 +109,7 @@ export class LoopRoles {
   ) {
     this.steps = new TrainingStepModel({
       functions: nodes.function_definition,
+      classes: nodes.class_definition,
       calls: nodes.call,
       blockNodes: () =>
         mergeInDocumentOrder([

@@ -4,6 +4,7 @@
 // an optimizer step, or a scaler callable that does both (`loss_scaler(loss, optimizer)`).
 // A loop that only contains a complete step loop (an epoch loop) is not itself a step loop.
 import type { SyntaxNode } from '../parse/syntax';
+import { ClassIndex } from './class-index';
 import {
   enclosingFunction,
   fieldOf,
@@ -97,6 +98,9 @@ export interface CallSite {
 export class TrainingStepModel {
   private readonly functions = new Map<string, SyntaxNode[]>();
   private readonly methodNames = new Set<string>();
+  /** The file's classes: what `super().name(...)` may reach (see `superMethods`). */
+  private readonly classes: readonly SyntaxNode[];
+  private classIndexValue: ClassIndex | undefined;
   private readonly functionEffects = new Map<SyntaxNode, BlockEffects>();
   private readonly loopEffects = new Map<SyntaxNode, BlockEffects>();
   private callSitesValue: readonly CallSite[] | undefined;
@@ -117,6 +121,8 @@ export class TrainingStepModel {
   constructor(input: {
     /** Every function definition of the file. */
     functions: readonly SyntaxNode[];
+    /** Every class definition of the file. */
+    classes: readonly SyntaxNode[];
     /** Every call of the file. */
     calls: readonly SyntaxNode[];
     /** Lists every call, loop, function, lambda and class of the file, in document order. */
@@ -127,6 +133,7 @@ export class TrainingStepModel {
     this.optimizerNames = input.optimizerNames;
     this.isTensor = input.isTensor;
     this.calls = input.calls;
+    this.classes = input.classes;
     this.listBlockNodes = input.blockNodes;
     for (const node of input.functions) {
       const name = fieldOf(node, 'name')?.text;
@@ -169,9 +176,10 @@ export class TrainingStepModel {
   }
 
   /**
-   * Same-file functions a call may invoke: `f(...)`, `self.f(...)`, and `obj.f(...)` for a
-   * method `f` of the file. Not memoised per call: a map lookup costs about what the answer
-   * does; the passes over every call go through `callSites`.
+   * Same-file functions a call may invoke: `f(...)`, `self.f(...)`, `super().f(...)` (the
+   * bases' method), and `obj.f(...)` for a method `f` of the file. Not memoised per call: a
+   * map lookup costs about what the answer does; the passes over every call go through
+   * `callSites`.
    */
   calledFunctions(call: SyntaxNode): readonly SyntaxNode[] {
     const callee = fieldOf(call, 'function');
@@ -182,6 +190,8 @@ export class TrainingStepModel {
     const name = fieldOf(target, 'attribute')?.text ?? '';
     const object = fieldOf(target, 'object');
     if (object && hasText(object, 'self')) return this.functions.get(name) ?? [];
+    if (object?.type === 'call' && fieldOf(object, 'function')?.text === 'super')
+      return (this.classIndexValue ??= new ClassIndex(this.classes)).superMethods(object, name);
     if (LIBRARY_METHODS.test(name) || !this.methodNames.has(name)) return [];
     return (this.functions.get(name) ?? []).filter(isMethod);
   }
@@ -347,3 +357,4 @@ function isMethod(fn: SyntaxNode): boolean {
   const parent = fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent;
   return parent?.type === 'block' && parent.parent?.type === 'class_definition';
 }
+
