@@ -5,7 +5,7 @@
 // SL301 on a model file stays silent when a trainer elsewhere imports and checkpoints it.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
@@ -204,5 +204,22 @@ describe('SL301 with evidence from the workspace', () => {
     );
     assert.equal(sl301(await diagnosticsIn(folder, 'nets.py')).length, 1);
     assert.deepEqual(sl301(await diagnosticsIn(folder, 'other_nets.py')), []);
+  });
+
+  test("a package's __init__.py, imported by a trainer beside it with `from . import`: silent", async () => {
+    // The trainer's text never names the model's module: only the package does.
+    const folder = workspaceCopy(CHECKPOINTED);
+    const fit = readFileSync(join(folder, 'fit.py'), 'utf8');
+    mkdirSync(join(folder, 'models'));
+    renameSync(join(folder, 'nets.py'), join(folder, 'models', '__init__.py'));
+    unlinkSync(join(folder, 'fit.py'));
+    writeFileSync(
+      join(folder, 'models', 'fit.py'),
+      fit.replace('from nets import MixerBlock, StackedNet', 'from . import MixerBlock, StackedNet'),
+    );
+    assert.deepEqual(sl301(await diagnosticsIn(folder, join('models', '__init__.py'))), []);
+    // The same package without the trainer: the deep loop is reported.
+    unlinkSync(join(folder, 'models', 'fit.py'));
+    assert.equal(sl301(await diagnosticsIn(folder, join('models', '__init__.py'))).length, 1);
   });
 });

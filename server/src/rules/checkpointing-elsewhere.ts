@@ -3,10 +3,10 @@
 // (`apply_activation_checkpointing(model, ...)`, `checkpoint_wrapper`, `torch.utils.checkpoint`
 // on its blocks). The workspace's Python files are listed once per change of its files
 // (bounded); a file's text is read again only when its size or mtime changed, and parsed only
-// when it mentions checkpointing and names one of the model's classes (the text of each file that
-// mentions checkpointing is kept, so a keystroke reads nothing from disk).
+// when it mentions checkpointing and names the model's module and one of its classes (the text
+// of each file that mentions checkpointing is kept, so a keystroke reads nothing from disk).
 import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { discoverPythonFiles } from '../cli/discover';
 import type { FileModel } from '../analysis/file-model';
 import { mayTurnOnCheckpointing, turnsOnCheckpointing } from './memory-helpers';
@@ -45,9 +45,14 @@ export function checkpointedElsewhere(
 ): boolean {
   if (!model.filePath || classNames.length === 0) return false;
   const self = resolve(model.filePath);
+  // An import that resolves to this file names its module (`from .model import Net`), unless
+  // the file is a package's `__init__.py` (`from . import Net`).
+  const stem = basename(self, '.py');
+  const moduleNamed = (text: string) => stem === '__init__' || text.includes(stem);
   for (const { path, text } of candidates(workspace)) {
-    // A trainer must import one of the classes, so its text names one; parse only those.
-    if (path === self || !classNames.some((name) => text.includes(name))) continue;
+    // A trainer must import one of the classes from this file, so its text names one and the
+    // module; parse only those.
+    if (path === self || !moduleNamed(text) || !classNames.some((name) => text.includes(name))) continue;
     const file = workspace.files.file(path);
     if (!file || !turnsOnCheckpointing(file.imports, file.root.source.text)) continue;
     for (const name of classNames) {
