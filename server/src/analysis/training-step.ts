@@ -357,4 +357,3 @@ function isMethod(fn: SyntaxNode): boolean {
   const parent = fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent;
   return parent?.type === 'block' && parent.parent?.type === 'class_definition';
 }
-

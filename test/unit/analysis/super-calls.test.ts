@@ -108,25 +108,22 @@ async function superCallees(): Promise<Map<string, string[]>> {
 }
 
 test('super() reaches the bases of its class, not same-named methods of other classes', async () => {
-  assert.deepEqual(
-    Object.fromEntries(await superCallees()),
-    {
-      // nn.Module's __init__ is not in the file: no other class's __init__ stands in for it.
-      'Base.__init__: 7': [],
-      'Child.__init__: 18': ['Base.__init__'],
-      'Child.forward: 21': ['Base.forward'],
-      // Child defines no reset: the search goes on to Child's own base.
-      'Grandchild.reset: 26': ['Base.reset'],
-      // super(Child, self) starts after Child, whatever class the call is in.
-      'Grandchild.forward: 29': ['Base.forward'],
-      'Other.__init__: 34': [],
-      // Each base in order: Other's reset and Mixin's.
-      'Both.__init__: 47': ['Other.__init__'],
-      'Both.reset: 50': ['Other.reset', 'Mixin.reset'],
-      // nn.Module is torch's, not the file's class named Module.
-      'Dotted.reset: 60': [],
-      // Bases that name each other end the search instead of looping.
-      'Loop.reset: 65': [],
-    },
-  );
+  assert.deepEqual(Object.fromEntries(await superCallees()), {
+    // nn.Module's __init__ is not in the file: no other class's __init__ stands in for it.
+    'Base.__init__: 7': [],
+    'Child.__init__: 18': ['Base.__init__'],
+    'Child.forward: 21': ['Base.forward'],
+    // Child defines no reset: the search goes on to Child's own base.
+    'Grandchild.reset: 26': ['Base.reset'],
+    // super(Child, self) starts after Child, whatever class the call is in.
+    'Grandchild.forward: 29': ['Base.forward'],
+    'Other.__init__: 34': [],
+    // Each base in order: Other's reset and Mixin's.
+    'Both.__init__: 47': ['Other.__init__'],
+    'Both.reset: 50': ['Other.reset', 'Mixin.reset'],
+    // nn.Module is torch's, not the file's class named Module.
+    'Dotted.reset: 60': [],
+    // Bases that name each other end the search instead of looping.
+    'Loop.reset: 65': [],
+  });
 });
