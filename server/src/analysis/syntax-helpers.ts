@@ -171,6 +171,13 @@ export function hasText(node: SyntaxNode, text: string): boolean {
   return node.endIndex - node.startIndex === text.length && node.text === text;
 }
 
+/** Whether `node` is a call of `super` (`super()`, `super(Block, self)`). */
+export function isSuperCall(node: SyntaxNode): boolean {
+  if (node.type !== 'call') return false;
+  const callee = fieldOf(node, 'function');
+  return !!callee && hasText(callee, 'super');
+}
+
 /**
  * The nodes of `ordered` (nodes of one tree, in document order, such as a FileModel index)
  * that lie in `ancestor`'s subtree, itself included. Ids are pre-order, so the subtree is

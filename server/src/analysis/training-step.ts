@@ -10,6 +10,7 @@ import {
   fieldOf,
   hasText,
   isPositional,
+  isSuperCall,
   lastDescendantId,
   lastName,
   methodCall,
@@ -190,7 +191,7 @@ export class TrainingStepModel {
     const name = fieldOf(target, 'attribute')?.text ?? '';
     const object = fieldOf(target, 'object');
     if (object && hasText(object, 'self')) return this.functions.get(name) ?? [];
-    if (object?.type === 'call' && fieldOf(object, 'function')?.text === 'super')
+    if (object && isSuperCall(object))
       return (this.classIndexValue ??= new ClassIndex(this.classes)).superMethods(object, name);
     if (LIBRARY_METHODS.test(name) || !this.methodNames.has(name)) return [];
     return (this.functions.get(name) ?? []).filter(isMethod);

@@ -3,7 +3,7 @@
 // lists), operators, comparisons, comprehensions and indexing on symbolic tensors. The statement
 // and module-call half is walker.ts.
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf } from '../analysis/syntax-helpers';
+import { fieldOf, isSuperCall } from '../analysis/syntax-helpers';
 import { Env, type Interpreter } from '../modules/interpreter';
 import { callValue } from '../modules/calls';
 import type { Buffer, ModuleInstance, Param } from '../modules/module-instance';
@@ -262,8 +262,7 @@ export abstract class ExpressionWalker {
     if (calleeNode.type === 'attribute') {
       const objectNode = fieldOf(calleeNode, 'object')!;
       const name = fieldOf(calleeNode, 'attribute')?.text ?? '';
-      if (objectNode.type === 'call' && fieldOf(objectNode, 'function')?.text === 'super')
-        return this.callSuper(name, args, keywords, env);
+      if (isSuperCall(objectNode)) return this.callSuper(name, args, keywords, env);
       const receiver = this.evalExpr(objectNode, env);
       if (isTensor(receiver))
         return (

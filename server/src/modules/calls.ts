@@ -9,7 +9,7 @@ import { reasonOf, type Env, type Interpreter } from './interpreter';
 import { callQualified } from './library-calls';
 import { tensorMethod } from './tensor-values';
 import { NONE, iterate, seq, shortText, str, unknown, type Value } from './values';
-import { fieldOf } from '../analysis/syntax-helpers';
+import { fieldOf, isSuperCall } from '../analysis/syntax-helpers';
 
 /** Evaluated call arguments. */
 export interface CallArgs {
@@ -131,10 +131,6 @@ export function callValue(
     default:
       return unknown(node, `\`${node.text.split('(')[0]}\` not evaluated`);
   }
-}
-
-function isSuperCall(node: SyntaxNode): boolean {
-  return node.type === 'call' && fieldOf(node, 'function')?.text === 'super';
 }
 
 /** `super().name(...)`: runs the next user class's method on the same `self`; library bases do nothing. */
