@@ -20,7 +20,7 @@ import {
 import { applyMethod, sliceLength } from './layout-ops';
 import { helperReturnLayout } from './layout-helper-calls';
 import { pieceLayout, pieceOfSubscript } from './layout-pieces';
-import { perModel } from './per-model';
+import { perSubtree } from './per-model';
 
 const MAX_DEPTH = 40;
 const FACTORIES = /^torch\.(randn|rand|zeros|ones|empty|full)$/;
@@ -29,11 +29,32 @@ const SHAPE_PRESERVING_FUNCTIONS =
 const SHAPE_PRESERVING_MODULES = /^torch\.nn\.(Dropout|Identity|ReLU|GELU|SiLU|Tanh|Sigmoid|Softmax)$/;
 
 /**
- * Per model: atom prefix → scope → the sizes `a // b` stands for in that scope. They depend
- * on the scope's text and the prefix alone, so every evaluator of the file shares them
- * (SL201 builds several evaluators per `.view()`).
+ * The sizes `a // b` stands for in one scope (function, class body or module), for one atom
+ * prefix. They depend on the scope's text and the prefix alone, so every evaluator shares
+ * them (SL201 builds several per `.view()`), and they stay with the scope's subtree across
+ * versions of a document.
  */
-const substitutionsByPrefix = perModel(() => new Map<string, Map<SyntaxNode, Map<string, Size>>>());
+const scopeSubstitutions = perSubtree((scope: SyntaxNode, prefix: string): ReadonlyMap<string, Size> => {
+  const found = new Map<string, Size>();
+  walk(scope, (n) => {
+    if (n !== scope && (n.type === 'function_definition' || n.type === 'class_definition')) return false;
+    if (n.type !== 'binary_operator' || n.operator !== '//') return;
+    const left = fieldOf(n, 'left');
+    const right = fieldOf(n, 'right');
+    if (!left || !right || !['identifier', 'attribute'].includes(left.type)) return;
+    if (!['identifier', 'attribute', 'integer'].includes(right.type)) return;
+    const dividend = compactText(left);
+    if (found.has(dividend)) return;
+    const divisor = right.type === 'integer' ? num(Number(right.text)) : atom(prefix + compactText(right));
+    found.set(dividend, mul(atom(prefix + compactText(n)), divisor));
+  });
+  return found;
+});
+
+/** A node's text without whitespace: the spelling of a size atom (an identifier has none to remove). */
+function compactText(node: SyntaxNode): string {
+  return node.type === 'identifier' ? node.text : node.text.replace(/\s+/g, '');
+}
 
 /** What an evaluation assumes beyond the code it reads (SL201's untyped parameters, same-file helpers). */
 export interface LayoutContext {
@@ -410,35 +431,9 @@ export class LayoutEvaluator {
    * same scope, so `n_head · (C // n_head)` and `C` compare equal (a view requires divisibility).
    */
   symbol(node: SyntaxNode): Size {
-    const substitutions = this.scopeSubstitutions(scopeOf(node));
-    const key = node.text.replace(/\s+/g, '');
-    return substitutions.get(key) ?? atom((this.context.atomPrefix ?? '') + key);
-  }
-
-  private scopeSubstitutions(scope: SyntaxNode): Map<string, Size> {
     const prefix = this.context.atomPrefix ?? '';
-    const byScope = substitutionsByPrefix(this.model);
-    let ofPrefix = byScope.get(prefix);
-    if (!ofPrefix) byScope.set(prefix, (ofPrefix = new Map()));
-    let map = ofPrefix.get(scope);
-    if (map) return map;
-    map = new Map();
-    ofPrefix.set(scope, map);
-    const found = map;
-    walk(scope, (n) => {
-      if (n !== scope && (n.type === 'function_definition' || n.type === 'class_definition')) return false;
-      if (n.type !== 'binary_operator' || n.operator !== '//') return;
-      const left = fieldOf(n, 'left');
-      const right = fieldOf(n, 'right');
-      if (!left || !right || !['identifier', 'attribute'].includes(left.type)) return;
-      if (!['identifier', 'attribute', 'integer'].includes(right.type)) return;
-      const dividend = left.text.replace(/\s+/g, '');
-      if (found.has(dividend)) return;
-      const divisor =
-        right.type === 'integer' ? num(Number(right.text)) : atom(prefix + right.text.replace(/\s+/g, ''));
-      found.set(dividend, mul(atom(prefix + n.text.replace(/\s+/g, '')), divisor));
-    });
-    return map;
+    const key = compactText(node);
+    return scopeSubstitutions(scopeOf(node), prefix).get(key) ?? atom(prefix + key);
   }
 }
 

@@ -18,7 +18,7 @@ import {
   unwrap,
   walk,
 } from './syntax-helpers';
-import { perModel } from './per-model';
+import { perSubtree } from './per-model';
 import { reachingParameter } from './reaching-definitions';
 import { callerContiguity } from './layout-call-sites';
 
@@ -62,7 +62,7 @@ export function judgeParameterView(model: FileModel, call: SyntaxNode): Paramete
   probe.shapeArgs(call);
   if (found.size === 0 || found.size > MAX_PARAMETERS) return undefined;
   const params = [...found.keys()];
-  const candidates = params.map((param) => candidateRanksOf(model, param, found.get(param)!));
+  const candidates = params.map((param) => candidateRanksOf(param));
   const outcomes: RankOutcome[] = [];
   let undecided = false;
   for (const combination of product(candidates)) {
@@ -115,37 +115,38 @@ function tensorParameterName(param: SyntaxNode): string | undefined {
   return id.text;
 }
 
-/** The ranks 0..MAX the parameter's direct uses allow (shape unpacking, `permute`, indices). */
-/** Per model: parameter → its candidate ranks (each `.view()` built from it asks again). */
-const candidateRanksByParameter = perModel(() => new Map<SyntaxNode, readonly number[]>());
-
-function candidateRanksOf(model: FileModel, param: SyntaxNode, name: string): readonly number[] {
-  const known = candidateRanksByParameter(model);
-  let ranks = known.get(param);
-  if (!ranks) known.set(param, (ranks = candidateRanks(param, name)));
-  return ranks;
+/**
+ * The ranks 0..MAX the direct uses of a parameter allow (shape unpacking, `permute`,
+ * indices). They are read from its function's text alone, so each `.view()` built from the
+ * parameter, in this version or a later one where the function is unchanged, asks once.
+ */
+function candidateRanksOf(param: SyntaxNode): readonly number[] {
+  const fn = enclosingScope(param);
+  return fn ? candidateRanksIn(fn, param) : ALL_RANKS;
 }
 
-function candidateRanks(param: SyntaxNode, name: string): number[] {
+const ALL_RANKS: readonly number[] = Array.from({ length: MAX_PARAMETER_RANK + 1 }, (_, rank) => rank);
+
+const candidateRanksIn = perSubtree((fn: SyntaxNode, param: SyntaxNode): readonly number[] => {
+  const name = tensorParameterName(param);
+  const body = fieldOf(fn, 'body');
+  if (!name || !body) return ALL_RANKS;
   let low = 0;
   let high = MAX_PARAMETER_RANK;
-  const fn = enclosingScope(param);
-  const body = fn && fieldOf(fn, 'body');
-  if (body)
-    walk(body, (node) => {
-      if (node.type === 'function_definition' || node.type === 'lambda' || node.type === 'class_definition')
-        return false;
-      if (node.type !== 'identifier' || !hasText(node, name) || reachingParameter(node) !== param) return;
-      const bound = rankBound(node);
-      if (bound.exact !== undefined) {
-        low = Math.max(low, bound.exact);
-        high = Math.min(high, bound.exact);
-      } else if (bound.atLeast !== undefined) low = Math.max(low, bound.atLeast);
-    });
+  walk(body, (node) => {
+    if (node.type === 'function_definition' || node.type === 'lambda' || node.type === 'class_definition')
+      return false;
+    if (node.type !== 'identifier' || !hasText(node, name) || reachingParameter(node) !== param) return;
+    const bound = rankBound(node);
+    if (bound.exact !== undefined) {
+      low = Math.max(low, bound.exact);
+      high = Math.min(high, bound.exact);
+    } else if (bound.atLeast !== undefined) low = Math.max(low, bound.atLeast);
+  });
   const ranks: number[] = [];
   for (let r = low; r <= high; r++) ranks.push(r);
   return ranks;
-}
+});
 
 function enclosingScope(param: SyntaxNode): SyntaxNode | undefined {
   let node: SyntaxNode | null = param.parent;

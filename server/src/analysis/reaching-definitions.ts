@@ -37,7 +37,10 @@ export function reachingBinding(use: SyntaxNode, name: string): Binding | undefi
   const sites = sitesOf(scope).get(name) ?? [];
   let last: Site | undefined;
   for (const site of sites) {
-    if (site.anchor.endIndex <= use.startIndex && !isWithin(use, site.anchor)) last = site;
+    // A site ending before the use reaches it; one ending where it starts reaches it unless
+    // the use is inside it (a zero-width node at its end): only then walk the use's parents.
+    const end = site.anchor.endIndex;
+    if (end < use.startIndex || (end === use.startIndex && !isWithin(use, site.anchor))) last = site;
   }
   if (!last) return undefined;
   if (last.binding.kind === 'parameter') return sites.length === 1 ? last.binding : undefined;

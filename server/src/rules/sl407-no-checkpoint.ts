@@ -1,5 +1,6 @@
 // SL407: a training entry point whose long loop never saves a checkpoint — any failure
 // loses the whole run.
+import { matchesAtLiteral } from '../analysis/text-search';
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { fieldOf, methodCall, positionalArgs } from '../analysis/syntax-helpers';
@@ -93,10 +94,8 @@ export const sl407: Rule = {
 
 /** Whether a framework's checkpointer is named (`ModelCheckpoint`, `Checkpointer`, `CheckpointManager`). */
 function mentionsCheckpointer(text: string): boolean {
-  // Each name holds `Checkpoint`: a plain search first, the `\b` regex only on a hit.
-  return (
-    text.includes('Checkpoint') && /\bModelCheckpoint\b|\bCheckpointer\b|\bCheckpointManager\b/.test(text)
-  );
+  // One search for the part all three share: `Checkpointer`, `CheckpointManager`, `ModelCheckpoint`.
+  return matchesAtLiteral(text, 'Checkpoint', /\bCheckpoint(?:er|Manager)\b|(?<=\bModel)Checkpoint\b/y);
 }
 
 function savesState(model: FileModel, call: SyntaxNode): boolean {

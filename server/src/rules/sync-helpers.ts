@@ -6,6 +6,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, firstPositionalArg, keywordArg, methodCall, unwrap } from '../analysis/syntax-helpers';
 import { lastAssignedValue } from '../analysis/assignment-index';
 import { perModel } from '../analysis/per-model';
+import { matchesAtLiteral } from '../analysis/text-search';
 
 export { lastAssignedValue } from '../analysis/assignment-index';
 
@@ -60,12 +61,13 @@ function bindingIterable(name: SyntaxNode): SyntaxNode | undefined {
   return undefined;
 }
 
-/** Per model: whether the file sets a default device (a regex over the whole text, so run once). */
+/** Per model: whether the file sets a default device (`set_default_device(...)`, `with torch.device(...):`). */
 const setsDefaultDevice = perModel((model) => {
   const text = model.source.text;
-  // Plain searches first: the regex is tried at every position of the file.
-  if (!text.includes('set_default_device') && !text.includes('torch.device(')) return false;
-  return /\bset_default_device\s*\(|torch\.device\([^)]*\)\s*:/.test(text);
+  return (
+    matchesAtLiteral(text, 'set_default_device', /\bset_default_device\s*\(/y) ||
+    matchesAtLiteral(text, 'torch.device(', /torch\.device\([^)]*\)\s*:/y)
+  );
 });
 
 /** Whether `node` is a tensor that may live on the GPU: a tensor not shown to be on the host. */
