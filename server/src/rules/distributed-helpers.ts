@@ -6,6 +6,7 @@ import type { FileModel } from '../analysis/file-model';
 import { isTrainingCall } from '../analysis/loop-roles';
 import { fieldOf, firstPositionalArg, methodCall, unwrap, walk } from '../analysis/syntax-helpers';
 import { perModel } from '../analysis/per-model';
+import { callsToMethod } from './method-calls';
 
 /** `torch.nn.parallel.DistributedDataParallel` in any spelling PyTorch exports. */
 export const DDP_CLASS = /^torch\.nn\.parallel\.(distributed\.)?DistributedDataParallel$/;
@@ -43,11 +44,6 @@ export function callsTo(model: FileModel, pattern: RegExp): readonly SyntaxNode[
     byPattern.set(pattern, calls);
   }
   return calls;
-}
-
-/** Every `x.name(...)` method call (any receiver) whose name matches. */
-export function methodCallsNamed(model: FileModel, names: RegExp): SyntaxNode[] {
-  return model.nodes.call.filter((call) => names.test(methodCall(call)?.name ?? ''));
 }
 
 /** A `DDP(model, ...)` / `FSDP(model, ...)` call and the names involved. */
@@ -116,7 +112,7 @@ const INIT_PROCESS_GROUP = /^torch\.distributed\.init_process_group$/;
 /** Whether the file calls `torch.distributed.init_process_group` (or a known wrapper of it). */
 export function initsProcessGroup(model: FileModel): boolean {
   if (callsTo(model, INIT_PROCESS_GROUP).length) return true;
-  return methodCallsNamed(model, /^init_process_group$/).length > 0;
+  return callsToMethod(model, 'init_process_group').length > 0;
 }
 
 /** Per model: each distinct attribute name of the file (`x.no_sync` → `no_sync`; '' where a node has none). */

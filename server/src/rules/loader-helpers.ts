@@ -29,8 +29,15 @@ export interface LoaderFacts {
 
 const WRAPPERS = /^(enumerate|tqdm|tqdm\.tqdm|iter|islice|itertools\.islice)$/;
 
+/**
+ * Per model: whether some call of the file is a loader (`DataLoader(...)`). Every loader fact
+ * below rests on one (`loaderConstruction`, `passedLoader`), so a file without any has none.
+ */
+const buildsLoader = perModel((model) => model.nodes.call.some((call) => model.kindOf(call) === 'loader'));
+
 /** The loader a batch expression (`x`, `batch["ids"]`, `batch.x`) was drawn from, when visible in the file. */
 export function batchLoader(model: FileModel, expression: SyntaxNode): LoaderFacts | undefined {
+  if (!buildsLoader(model)) return undefined;
   let root = unwrap(expression);
   while (root.type === 'subscript' || root.type === 'attribute' || root.type === 'call') {
     const next =

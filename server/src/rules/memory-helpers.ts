@@ -16,6 +16,7 @@ import {
 } from '../analysis/syntax-helpers';
 import { bindingsInScope, reachingBinding } from '../analysis/reaching-definitions';
 import { callsTo } from './distributed-helpers';
+import { callsToMethod } from './method-calls';
 import { perModel, perSubtree } from '../analysis/per-model';
 
 /** Methods whose result holds no autograd graph (detached, host values, integer outputs). */
@@ -58,10 +59,9 @@ export function carriedAcross(input: {
   );
   if (!before) return false;
   // NOTE: `acc.clear()` / `acc.zero_()` empty the accumulator in place, as a rebinding would.
-  const clears = input.model.nodes.call.filter((call) => {
-    const method = methodCall(call);
-    return !!method && /^(clear|zero_)$/.test(method.name) && method.receiver.text === input.name;
-  });
+  const clears = [...callsToMethod(input.model, 'clear'), ...callsToMethod(input.model, 'zero_')].filter(
+    (call) => methodCall(call)!.receiver.text === input.name,
+  );
   const resetIn = (loop: SyntaxNode) =>
     sites.some((s) => isWithin(s.anchor, loop) && !input.allowed(s.anchor)) ||
     clears.some((call) => isWithin(call, loop));

@@ -1,7 +1,8 @@
 // SL109: host→device batch copies that cannot overlap: `non_blocking=True` from a DataLoader
 // without `pin_memory=True`, or a blocking `.to(device)` of a batch from a pinned loader.
 import type { SyntaxNode } from '../parse/syntax';
-import { keywordArg, methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { keywordArg, mergeInDocumentOrder, methodCall, positionalArgs } from '../analysis/syntax-helpers';
+import { callsToMethod } from './method-calls';
 import { isNonBlocking, isTensor, toDeviceArgument, isCpuDevice } from './sync-helpers';
 import { batchLoader, insertArgumentEdit, type LoaderFacts } from './loader-helpers';
 import type { FileModel } from '../analysis/file-model';
@@ -63,7 +64,9 @@ export const sl109: Rule = {
   summary:
     'A batch copy to the GPU that cannot overlap compute (unpinned `non_blocking`, or pinned but blocking).',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    // Only `.to(...)` and `.cuda()` calls copy to the device (`deviceCopy`): found among the
+    // file's method calls, in document order.
+    for (const call of mergeInDocumentOrder([callsToMethod(model, 'to'), callsToMethod(model, 'cuda')])) {
       const copy = deviceCopy(model, call);
       if (!copy) continue;
       const loader = batchLoader(model, copy.receiver);
@@ -93,7 +96,8 @@ function deviceCopy(
   call: SyntaxNode,
 ): { receiver: SyntaxNode; nonBlocking: boolean; pinnedInChain: boolean } | undefined {
   const method = methodCall(call);
-  if (!method || !isTensor(model, method.receiver)) return undefined;
+  if (!method || (method.name !== 'to' && method.name !== 'cuda') || !isTensor(model, method.receiver))
+    return undefined;
   if (method.name === 'to') {
     const target = toDeviceArgument(call);
     if (
@@ -103,7 +107,7 @@ function deviceCopy(
     )
       return undefined;
     if (positionalArgs(call).length > 1 && !keywordArg(call, 'non_blocking')) return undefined;
-  } else if (method.name !== 'cuda') return undefined;
+  }
   const pinnedInChain = /\.pin_memory\(\)/.test(method.receiver.text);
   return { receiver: method.receiver, nonBlocking: isNonBlocking(call), pinnedInChain };
 }

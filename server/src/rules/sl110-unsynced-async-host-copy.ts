@@ -1,7 +1,8 @@
 // SL110: reading the result of `.to("cpu", non_blocking=True)` before any synchronisation —
 // the copy may not have landed, so the values read can be garbage.
 import type { SyntaxNode } from '../parse/syntax';
-import { fieldOf, methodCall, walk } from '../analysis/syntax-helpers';
+import { fieldOf, mergeInDocumentOrder, methodCall, walk } from '../analysis/syntax-helpers';
+import { callsToMethod } from './method-calls';
 import { builtinCall, hostCopy } from './sync-helpers';
 import type { FileModel } from '../analysis/file-model';
 import type { Rule } from './types';
@@ -56,7 +57,9 @@ export const sl110: Rule = {
   severity: 'warning',
   summary: 'A non-blocking device→host copy is read before any synchronisation: the values may be garbage.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    // Only `.cpu()` and `.to(...)` calls copy to the host (`hostCopy`): found among the file's
+    // method calls, in document order.
+    for (const call of mergeInDocumentOrder([callsToMethod(model, 'cpu'), callsToMethod(model, 'to')])) {
       const copy = hostCopy(model, call);
       if (!copy?.nonBlocking) continue;
       for (const read of unsyncedReads(model, call)) {

@@ -5,12 +5,12 @@ import { fieldOf, isWithin, walk } from '../analysis/syntax-helpers';
 import {
   containsTrainingCall,
   frameworkOwnsLoop,
-  isBackwardCall,
   isOptimizerStep,
   wrapsOf,
   mentionsAttribute,
 } from './distributed-helpers';
 import { perSubtree } from '../analysis/per-model';
+import { callsToMethod } from './method-calls';
 import type { Rule } from './types';
 import { sl402Text } from './messages/sl4';
 
@@ -81,8 +81,8 @@ export const sl402: Rule = {
     const wraps = wrapsOf(model);
     if (!wraps.length || frameworkOwnsLoop(model) || mentionsAttribute(model, SYNC_CONTROL)) return;
     const ddp = wraps.some((wrap) => wrap.kind === 'ddp');
-    for (const call of model.nodes.call) {
-      if (!isBackwardCall(call) || model.roleOf(call) !== 'hot') continue;
+    for (const call of callsToMethod(model, 'backward')) {
+      if (model.roleOf(call) !== 'hot') continue;
       const loop = model.roles.enclosingLoop(call);
       if (!loop) continue;
       const how = innerMicroBatchLoop(model, loop) ?? guardedStep(loop, call);

@@ -2,7 +2,8 @@
 // to zero in float16.
 import type { FileModel } from '../analysis/file-model';
 import { methodCall } from '../analysis/syntax-helpers';
-import { callsTo, frameworkOwnsLoop, isBackwardCall } from './distributed-helpers';
+import { callsTo, frameworkOwnsLoop } from './distributed-helpers';
+import { callsToMethod } from './method-calls';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import type { Rule } from './types';
 import { sl502Text } from './messages/sl5';
@@ -68,7 +69,7 @@ export const sl502: Rule = {
     const autocasts = autocastCalls(model);
     if (!autocasts.length || frameworkOwnsLoop(model) || mentionsApex(model.source.text) || hasScaler(model))
       return;
-    if (!model.nodes.call.some((call) => isBackwardCall(call) && model.roleOf(call) === 'hot')) return;
+    if (!callsToMethod(model, 'backward').some((call) => model.roleOf(call) === 'hot')) return;
     for (const call of autocasts) {
       if (autocastPrecision(model, call) !== 'fp16' || model.roleOf(call) !== 'hot') continue;
       report({
@@ -89,8 +90,5 @@ function mentionsApex(text: string): boolean {
 function hasScaler(model: FileModel): boolean {
   if (callsTo(model, GRAD_SCALER).length) return true;
   if (model.source.text.includes('GradScaler')) return true;
-  return model.nodes.call.some((call) => {
-    const method = methodCall(call);
-    return method?.name === 'scale' && /scaler/i.test(method.receiver.text);
-  });
+  return callsToMethod(model, 'scale').some((call) => /scaler/i.test(methodCall(call)!.receiver.text));
 }
