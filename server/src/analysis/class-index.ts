@@ -2,6 +2,7 @@
 // `super().name(...)` may run (training-step.ts follows it like any other call of the file).
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, firstPositionalArg, isPositional, unwrap } from './syntax-helpers';
+import { enclosingClass } from './value-vocabulary';
 
 /**
  * The file's classes by name, with their own methods: what `super().name(...)` runs is the
@@ -40,10 +41,13 @@ export class ClassIndex {
    */
   superMethods(superCall: SyntaxNode, name: string): readonly SyntaxNode[] {
     const explicit = firstPositionalArg(superCall);
+    const around = enclosingClass(superCall);
     const start =
       explicit && unwrap(explicit).type === 'identifier'
         ? (this.byName.get(unwrap(explicit).text) ?? [])
-        : [closestClass(superCall)].filter((cls): cls is SyntaxNode => !!cls);
+        : around
+          ? [around]
+          : [];
     const found: SyntaxNode[] = [];
     const visited = new Set<SyntaxNode>(start);
     const pending = start.flatMap((cls) => this.bases(cls));
@@ -70,11 +74,4 @@ export class ClassIndex {
       return (target.type === 'identifier' && this.byName.get(target.text)) || [];
     });
   }
-}
-
-/** The innermost class definition containing `node`, if any. */
-function closestClass(node: SyntaxNode): SyntaxNode | undefined {
-  for (let current = node.parent; current; current = current.parent)
-    if (current.type === 'class_definition') return current;
-  return undefined;
 }
