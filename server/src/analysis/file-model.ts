@@ -10,6 +10,7 @@ import { inferValueKinds, type EntryCall } from './kind-inference';
 import { Suppressions } from './suppressions';
 import type { KindCarry } from './kind-carry';
 import type { GuardNote } from './role-guards';
+import { CallNameIndex } from './call-names';
 
 /** Node type → every node of that type, in document order (see INDEXED_TYPES). */
 export type NodeIndex = Record<IndexedType, readonly SyntaxNode[]>;
@@ -25,6 +26,8 @@ export interface FileModel {
   /** Whether the file imports torch (or a framework built on it); rules stay silent otherwise. */
   readonly usesTorch: boolean;
   readonly nodes: NodeIndex;
+  /** The calls of the file by the last name of what they call (built on first use). */
+  readonly callNames: CallNameIndex;
   readonly suppressions: Suppressions;
   readonly roles: LoopRoles;
   /** The kind of an expression, or `unknown`. */
@@ -108,6 +111,7 @@ export function buildFileModel(input: {
         hasSyntaxError: hasError,
       })
     : undefined;
+  const callNames = new CallNameIndex(nodes.call, imports);
   // Roles are built on first use: no rule asks for them in a file that uses no framework.
   let roles: LoopRoles | undefined;
   const rolesOf = (): LoopRoles =>
@@ -118,6 +122,7 @@ export function buildFileModel(input: {
         kindOf: (node) => (node.source === root.source && facts?.kinds[node.id]) || 'unknown',
         moduleClasses: facts?.moduleClasses ?? new Set(),
         root,
+        callNames,
       },
       (input.entries ?? []).map((entry) => entry.fn),
     ));
@@ -129,6 +134,7 @@ export function buildFileModel(input: {
     imports,
     usesTorch,
     nodes,
+    callNames,
     suppressions: new Suppressions(comments),
     get roles() {
       return rolesOf();

@@ -18,6 +18,7 @@ import {
 import { TrainingStepModel, callEffect } from './training-step';
 import { lastAssignedIn } from './assignment-index';
 import { collectOptInFlags, guardNote, type GuardContext, type GuardNote } from './role-guards';
+import { CallNameIndex } from './call-names';
 
 /** Where a statement runs, from most to least costly. */
 export type Role = 'hot' | 'logging' | 'eval' | 'setup';
@@ -61,6 +62,8 @@ export interface RoleKindFacts {
   moduleClasses: ReadonlySet<string>;
   /** Every call of the file, and the root (for the opt-in flags). */
   root?: SyntaxNode;
+  /** The file's calls by name (built from the calls alone when absent). */
+  callNames?: CallNameIndex;
 }
 
 /** A role with the guard that shaped it. */
@@ -87,6 +90,7 @@ export class LoopRoles {
    */
   private readonly guards = new Map<SyntaxNode, GuardNote | undefined>();
   private guardContextValue: GuardContext | undefined;
+  private readonly callNames: CallNameIndex;
 
   /** `nodes` is the FileModel's node index (every function and call, in document order). */
   constructor(
@@ -107,7 +111,9 @@ export class LoopRoles {
     /** Functions another file calls from its hot step: hot here too (cross-file analysis). */
     entryFunctions: readonly SyntaxNode[] = [],
   ) {
+    this.callNames = facts?.callNames ?? new CallNameIndex(nodes.call);
     this.steps = new TrainingStepModel({
+      callNames: this.callNames,
       functions: nodes.function_definition,
       classes: nodes.class_definition,
       calls: nodes.call,
@@ -194,7 +200,7 @@ export class LoopRoles {
     // no module class encloses it, and an edge from every class that does enclose it.
     const roots = new Set<string>();
     const constructedIn = new Map<SyntaxNode, string[]>();
-    for (const call of this.nodes.call) {
+    for (const call of this.callNames.namedAny([...moduleClasses].filter((name) => byName.has(name)))) {
       const name = lastName(unwrap(fieldOf(call, 'function') ?? call));
       if (!name || !moduleClasses.has(name) || !byName.has(name)) continue;
       let insideModule = false;
@@ -329,7 +335,9 @@ export class LoopRoles {
     const returned = new Map<SyntaxNode, SyntaxNode | undefined>();
     // Options and flags matter only to a hot statement's guard: read on the first one.
     const definedOptions = new Set<string>();
-    const optInFlags = this.facts?.root ? collectOptInFlags(this.nodes, definedOptions) : new Set<string>();
+    const optInFlags = this.facts?.root
+      ? collectOptInFlags(this.nodes, this.callNames.named('add_argument'), definedOptions)
+      : new Set<string>();
     this.guardContextValue = {
       optInFlags,
       definedOptions,

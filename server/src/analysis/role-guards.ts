@@ -43,13 +43,17 @@ const RANK_ZERO_CALL =
 const CONFIG_OBJECT = /^(args|opt|opts|options|config|cfg|hparams|flags)$/;
 const FATAL_CALL = /^(sys\.exit|exit|quit|os\._exit|os\.abort)$/;
 
-/** The off-by-default flags of a file: argparse `store_true` / `default=False` options and `bool = False` fields. */
+/**
+ * The off-by-default flags of a file: argparse `store_true` / `default=False` options and
+ * `bool = False` fields. `addArgumentCalls` holds (at least) every `add_argument(...)` call.
+ */
 export function collectOptInFlags(
-  nodes: Pick<NodeIndex, 'call' | 'assignment' | 'default_parameter'>,
+  nodes: Pick<NodeIndex, 'assignment' | 'default_parameter'>,
+  addArgumentCalls: readonly SyntaxNode[],
   defined: Set<string> = new Set(),
 ): Set<string> {
   const flags = new Set<string>();
-  for (const call of nodes.call) {
+  for (const call of addArgumentCalls) {
     const callee = fieldOf(call, 'function');
     if (!callee || !lastNameIs(callee, 'add_argument')) continue;
     const action = keywordArg(call, 'action')?.text.replace(/['"]/g, '');

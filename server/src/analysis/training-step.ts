@@ -5,6 +5,7 @@
 // A loop that only contains a complete step loop (an epoch loop) is not itself a step loop.
 import type { SyntaxNode } from '../parse/syntax';
 import { ClassIndex } from './class-index';
+import type { CallNameIndex } from './call-names';
 import {
   enclosingFunction,
   fieldOf,
@@ -18,6 +19,9 @@ import {
   unwrap,
   walk,
 } from './syntax-helpers';
+
+/** The methods `callEffect` can give an effect to. */
+const EFFECT_METHODS = ['backward', 'manual_backward', 'optimizer_step', 'step'];
 
 /** The two halves of a training step. */
 export type TrainingEffect = 'backward' | 'step';
@@ -111,6 +115,7 @@ export class TrainingStepModel {
   private mayTrainValue: ReadonlySet<SyntaxNode> | undefined;
 
   private readonly optimizerNames: ReadonlySet<string>;
+  private readonly callNames: CallNameIndex;
   private readonly isTensor?: (node: SyntaxNode) => boolean;
   /** Every call of the file. */
   private readonly calls: readonly SyntaxNode[];
@@ -120,6 +125,8 @@ export class TrainingStepModel {
   private blockNodesValue: readonly SyntaxNode[] | undefined;
 
   constructor(input: {
+    /** The file's calls by the last name of what they call. */
+    callNames: CallNameIndex;
     /** Every function definition of the file. */
     functions: readonly SyntaxNode[];
     /** Every class definition of the file. */
@@ -132,6 +139,7 @@ export class TrainingStepModel {
     isTensor?: (node: SyntaxNode) => boolean;
   }) {
     this.optimizerNames = input.optimizerNames;
+    this.callNames = input.callNames;
     this.isTensor = input.isTensor;
     this.calls = input.calls;
     this.classes = input.classes;
@@ -168,7 +176,9 @@ export class TrainingStepModel {
   callSites(): readonly CallSite[] {
     if (this.callSitesValue) return this.callSitesValue;
     const sites: CallSite[] = [];
-    for (const call of this.calls) {
+    // A call invokes a function of the file only through that function's name (see
+    // `calledFunctions`): the calls under the names of the file's functions are all there are.
+    for (const call of this.callNames.namedAny(this.functions.keys())) {
       const callees = this.calledFunctions(call);
       if (callees.length) sites.push({ call, callees });
     }
@@ -265,12 +275,15 @@ export class TrainingStepModel {
   private effectCalls(): Map<SyntaxNode, TrainingEffect | 'both'> {
     if (this.effectCallsValue) return this.effectCallsValue;
     const found = new Map<SyntaxNode, TrainingEffect | 'both'>();
-    for (const call of this.calls) {
-      const effect =
-        callEffect(call, this.optimizerNames) ??
-        (isScalerCallable(call, this.optimizerNames, this.isTensor) ? 'both' : undefined);
+    // `callEffect` answers only for a method of one of EFFECT_METHODS; a scaler callable may
+    // have any name, so every call that has no effect of its own is asked about that.
+    for (const call of this.callNames.namedAny(EFFECT_METHODS)) {
+      const effect = callEffect(call, this.optimizerNames);
       if (effect) found.set(call, effect);
     }
+    for (const call of this.calls)
+      if (!found.has(call) && isScalerCallable(call, this.optimizerNames, this.isTensor))
+        found.set(call, 'both');
     this.effectCallsValue = found;
     return found;
   }

@@ -4,15 +4,19 @@
 import type { SyntaxNode } from '../parse/syntax';
 import type { FileModel } from '../analysis/file-model';
 import { isTrainingCall } from '../analysis/loop-roles';
-import { fieldOf, firstPositionalArg, methodCall, unwrap, walk } from '../analysis/syntax-helpers';
+import {
+  fieldOf,
+  firstPositionalArg,
+  mergeInDocumentOrder,
+  methodCall,
+  unwrap,
+  walk,
+} from '../analysis/syntax-helpers';
 import { perModel } from '../analysis/per-model';
+import { attributesNamed } from '../analysis/name-indexes';
 import { callsToMethod } from './method-calls';
+import { DDP_CLASS, FSDP_CLASS, INIT_PROCESS_GROUP, type CalleePattern } from './callee-patterns';
 
-/** `torch.nn.parallel.DistributedDataParallel` in any spelling PyTorch exports. */
-export const DDP_CLASS = /^torch\.nn\.parallel\.(distributed\.)?DistributedDataParallel$/;
-/** FSDP (FSDP1 class and FSDP2's `fully_shard`). */
-export const FSDP_CLASS =
-  /^torch\.distributed\.fsdp\.(fully_sharded_data_parallel\.)?FullyShardedDataParallel$|^torch\.distributed\.(_composable\.)?fsdp\.fully_shard$/;
 const NO_OPTIMIZER_NAMES: ReadonlySet<string> = new Set();
 
 /** The qualified name a call's callee resolves to through the imports, if any. */
@@ -21,26 +25,20 @@ export function calleeName(model: FileModel, call: SyntaxNode): string | undefin
   return callee ? model.imports.resolve(unwrap(callee)) : undefined;
 }
 
-/**
- * Model → the qualified callee name of each call, aligned with `model.nodes.call` ('' when
- * the callee is local): `callsTo` runs for several rules, and a linear scan of this array is
- * much cheaper than resolving every call again (the resolve cache is as large as the tree).
- */
-/** The qualified callee name of each of `model.nodes.call` (same order; '' for a local callee). */
-export const calleeNames = perModel((model): readonly string[] =>
-  model.nodes.call.map((call) => calleeName(model, call) ?? ''),
-);
-
 /** Model → pattern → the calls `callsTo` found (rules and helpers ask with the same module-level patterns). */
-const callsToByPattern = perModel(() => new Map<RegExp, readonly SyntaxNode[]>());
+const callsToByPattern = perModel(() => new Map<CalleePattern, readonly SyntaxNode[]>());
 
-/** Every call whose callee resolves to a qualified name matching `pattern` (a pattern without the `g` flag). */
-export function callsTo(model: FileModel, pattern: RegExp): readonly SyntaxNode[] {
+/**
+ * Every call whose callee resolves to a qualified name matching `pattern`, in document order:
+ * only the calls under one of its last names (the file's call index) are resolved.
+ */
+export function callsTo(model: FileModel, pattern: CalleePattern): readonly SyntaxNode[] {
   const byPattern = callsToByPattern(model);
   let calls = byPattern.get(pattern);
   if (!calls) {
-    const names = calleeNames(model);
-    calls = model.nodes.call.filter((_, i) => pattern.test(names[i]));
+    calls = model.callNames
+      .namedWhere((name) => pattern.lastName.test(name))
+      .filter((call) => pattern.qualified.test(calleeName(model, call) ?? ''));
     byPattern.set(pattern, calls);
   }
   return calls;
@@ -61,11 +59,9 @@ export const wrapsOf = perModel((model): readonly Wrap[] => findWraps(model));
 
 function findWraps(model: FileModel): Wrap[] {
   const wraps: Wrap[] = [];
-  const names = calleeNames(model);
-  for (const [i, call] of model.nodes.call.entries()) {
-    const name = names[i];
-    const kind = DDP_CLASS.test(name) ? 'ddp' : FSDP_CLASS.test(name) ? 'fsdp' : undefined;
-    if (!kind) continue;
+  const ddp = new Set(callsTo(model, DDP_CLASS));
+  for (const call of mergeInDocumentOrder([[...ddp], callsTo(model, FSDP_CLASS)])) {
+    const kind = ddp.has(call) ? 'ddp' : 'fsdp';
     const parent = call.parent;
     const target =
       parent?.type === 'assignment' && fieldOf(parent, 'right') === call
@@ -107,23 +103,15 @@ export const frameworkOwnsLoader = perModel((model: FileModel): boolean => {
   return ['transformers.Trainer', 'transformers.Seq2SeqTrainer', 'trl'].some((m) => imports.importsFrom(m));
 });
 
-const INIT_PROCESS_GROUP = /^torch\.distributed\.init_process_group$/;
-
 /** Whether the file calls `torch.distributed.init_process_group` (or a known wrapper of it). */
 export function initsProcessGroup(model: FileModel): boolean {
   if (callsTo(model, INIT_PROCESS_GROUP).length) return true;
   return callsToMethod(model, 'init_process_group').length > 0;
 }
 
-/** Per model: each distinct attribute name of the file (`x.no_sync` → `no_sync`; '' where a node has none). */
-const attributeNamesOfModel = perModel(
-  (model) => new Set(model.nodes.attribute.map((node) => fieldOf(node, 'attribute')?.text ?? '')),
-);
-
-/** Whether the file mentions `name` as a method or attribute anywhere (`no_sync`, `set_epoch`). */
-export function mentionsAttribute(model: FileModel, names: RegExp): boolean {
-  for (const name of attributeNamesOfModel(model)) if (names.test(name)) return true;
-  return false;
+/** Whether the file mentions one of `names` as a method or attribute anywhere (`no_sync`, `set_epoch`). */
+export function mentionsAttribute(model: FileModel, names: readonly string[]): boolean {
+  return names.some((name) => attributesNamed(model, name).length > 0);
 }
 
 /** Whether a subtree contains a training call (backward or an optimizer step), outside nested functions. */

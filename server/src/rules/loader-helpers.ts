@@ -150,7 +150,7 @@ function pinnedValue(model: FileModel, call: SyntaxNode): boolean | undefined {
 /** `dest` of each argparse option (`add_argument('--pin-mem', default=True)` → `pin_mem`) → its first `default=` text. */
 const argparseOptions = perModel((model) => {
   const defaults = new Map<string, string | undefined>();
-  for (const call of model.nodes.call) {
+  for (const call of model.callNames.named('add_argument')) {
     if (!/(^|\.)add_argument$/.test(fieldOf(call, 'function')?.text ?? '')) continue;
     const dest =
       keywordArg(call, 'dest')?.text.replace(/['"]/g, '') ??

@@ -16,6 +16,7 @@ import {
 } from '../analysis/syntax-helpers';
 import { bindingsInScope, reachingBinding } from '../analysis/reaching-definitions';
 import { callsTo } from './distributed-helpers';
+import { BLOCK_CONTAINER } from './callee-patterns';
 import { callsToMethod } from './method-calls';
 import { perModel, perSubtree } from '../analysis/per-model';
 
@@ -234,15 +235,13 @@ export function blockStacks(model: FileModel, cls: SyntaxNode): Map<string, stri
   const stacks = new Map<string, string>();
   for (const call of containerCallsByClass(model).get(cls) ?? []) {
     const callee = fieldOf(call, 'function');
-    if (!BLOCK_CONTAINER.test((callee && model.imports.resolve(callee)) ?? '')) continue;
+    if (!BLOCK_CONTAINER.qualified.test((callee && model.imports.resolve(callee)) ?? '')) continue;
     const depth = comprehensionDepth(call);
     const name = depth && holderName(call);
     if (name && depth) stacks.set(name, depth);
   }
   return stacks;
 }
-
-const BLOCK_CONTAINER = /^torch\.nn\.(ModuleList|Sequential)$/;
 
 /** `range(n)` of the comprehension building the stack: `n` as text when literal ≥ 8 or symbolic. */
 function comprehensionDepth(call: SyntaxNode): string | undefined {

@@ -14,6 +14,7 @@ import {
 } from '../analysis/syntax-helpers';
 import { assignmentsTo } from '../analysis/assignment-index';
 import { calleeName, callsTo, rootIdentifier, targetNames } from './distributed-helpers';
+import { AUTOCAST } from './callee-patterns';
 import { perModel } from '../analysis/per-model';
 
 /** A `for` loop over a loader-like iterable. */
@@ -109,9 +110,6 @@ const mentionsCudaOrNccl = perModel((model) => /cuda|nccl/.test(model.source.tex
 
 /** The precision an autocast call selects. */
 export type AutocastPrecision = 'fp16' | 'bf16' | 'other' | 'unknown' | 'disabled';
-
-const AUTOCAST =
-  /^torch\.(autocast|amp\.autocast|amp\.autocast_mode\.autocast|cuda\.amp\.autocast|cuda\.amp\.autocast_mode\.autocast)$/;
 
 /** Every autocast call (resolved): `torch.autocast`, `torch.amp.autocast`, `torch.cuda.amp.autocast`. */
 export function autocastCalls(model: FileModel): readonly SyntaxNode[] {

@@ -10,6 +10,8 @@ const CONVERSIONS = new Set(['float', 'int', 'bool', 'complex', 'all', 'any']);
 /** `math` functions convert their argument with `float()` (or `operator.index`). */
 const MATH_FUNCTION = /^math\.\w+$/;
 const BOOL_RESULT = /^(allclose|equal|is_nonzero)$/;
+/** The last names of `torch.allclose`, `torch.equal` and the {@link BOOL_RESULT} methods. */
+const BOOL_RESULT_NAMES = ['allclose', 'equal', 'is_nonzero'];
 
 /**
  * `float()`/`int()`/`bool()` of a tensor (or `allclose`/`equal`) syncs the GPU.
@@ -56,29 +58,31 @@ export const sl103: Rule = {
   severity: 'by-role',
   summary: '`float()`/`int()`/`bool()` of a tensor (or `allclose`/`equal`) syncs the GPU.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    // Three kinds of call, each found apart: a builtin is a name no import binds, a `math`
+    // function's callee resolves through an import, a bool result is `torch.X` or a method.
+    for (const call of model.callNames.namedAny(CONVERSIONS)) {
       const builtin = builtinCall(model, call, CONVERSIONS);
-      // NOTE: asked of every call: the arguments are listed only where a branch reads them.
       const args = builtin ? positionalArgs(call) : undefined;
-      if (builtin && args && args.length === 1 && isDeviceTensor(model, args[0])) {
+      if (builtin && args && args.length === 1 && isDeviceTensor(model, args[0]))
         report({
           node: call,
           tensors: [args[0]],
           ...sl103BuiltinText({ model, node: call, builtin, argument: args[0] }),
         });
-        continue;
-      }
+    }
+    // A callee resolves to `math.X` only through an import of `math` (no last name to look up).
+    for (const call of model.imports.importsFrom('math') ? model.nodes.call : []) {
       const qualified = model.imports.resolve(fieldOf(call, 'function')!);
-      const mathArgs =
-        qualified && MATH_FUNCTION.test(qualified) ? (args ?? positionalArgs(call)) : undefined;
-      if (qualified && mathArgs && mathArgs.length >= 1 && isDeviceTensor(model, mathArgs[0])) {
+      const mathArgs = qualified && MATH_FUNCTION.test(qualified) ? positionalArgs(call) : undefined;
+      if (qualified && mathArgs && mathArgs.length >= 1 && isDeviceTensor(model, mathArgs[0]))
         report({
           node: call,
           tensors: [mathArgs[0]],
           ...sl103BuiltinText({ model, node: call, builtin: qualified, argument: mathArgs[0] }),
         });
-        continue;
-      }
+    }
+    for (const call of model.callNames.namedAny(BOOL_RESULT_NAMES)) {
+      const qualified = model.imports.resolve(fieldOf(call, 'function')!);
       const method = methodCall(call);
       const torchBool = qualified && /^torch\.(allclose|equal)$/.test(qualified);
       const methodBool =

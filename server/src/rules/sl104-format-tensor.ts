@@ -69,7 +69,8 @@ export const sl104: Rule = {
     const stringFormats = new Set(
       callsToMethod(model, 'format').filter((call) => unwrap(methodCall(call)!.receiver).type === 'string'),
     );
-    for (const call of model.nodes.call) {
+    // `"...".format(...)` is under `format` too.
+    for (const call of model.callNames.namedAny(PRINTERS)) {
       const builtin = builtinCall(model, call, PRINTERS);
       const formatsString = stringFormats.has(call);
       if (!builtin && !formatsString) continue;

@@ -8,6 +8,16 @@ import type { Rule } from './types';
 import { sl106Text } from './messages/sl1';
 
 const SHAPE_FROM_VALUES = /^(nonzero|argwhere|masked_select|unique|unique_consecutive)$/;
+/** The names `dataDependentCall` can accept: the calls looked at. */
+const DATA_DEPENDENT_NAMES = [
+  'nonzero',
+  'argwhere',
+  'masked_select',
+  'unique',
+  'unique_consecutive',
+  'where',
+  'repeat_interleave',
+];
 
 /**
  * Ops whose output size depends on tensor values (`nonzero`, `x[mask]`, `unique`) sync the GPU.
@@ -62,7 +72,7 @@ export const sl106: Rule = {
         tensors,
         ...sl106Text({ model, node, what }),
       });
-    for (const call of model.nodes.call) {
+    for (const call of model.callNames.namedAny(DATA_DEPENDENT_NAMES)) {
       const what = dataDependentCall(model, call);
       if (!what) continue;
       const receiver = methodCall(call)?.receiver;

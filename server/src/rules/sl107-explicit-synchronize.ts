@@ -51,7 +51,7 @@ export const sl107: Rule = {
   severity: 'by-role',
   summary: 'An explicit `synchronize()` in a training step drains the GPU queue every step.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    for (const call of model.callNames.named('synchronize')) {
       const what = synchronizeCall(model, call);
       if (!what) continue;
       report({

@@ -60,7 +60,8 @@ export const sl108: Rule = {
   severity: 'by-role',
   summary: '`torch.tensor(value, device="cuda")` in a training step: a blocking host→device copy each step.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    // `torch.tensor(...)` / `torch.as_tensor(...)`, or `.cuda()` / `.to(...)` of one.
+    for (const call of model.callNames.namedAny(['tensor', 'as_tensor', 'cuda', 'to'])) {
       const factory = deviceFactory(model, call);
       if (!factory) continue;
       const fix = factory === call ? fullFix(model, call) : undefined;

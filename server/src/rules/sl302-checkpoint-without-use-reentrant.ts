@@ -43,7 +43,7 @@ export const sl302: Rule = {
   severity: 'warning',
   summary: '`checkpoint(...)` without an explicit `use_reentrant=`: deprecated default, silent grad loss.',
   check({ model, report }) {
-    for (const call of model.nodes.call) {
+    for (const call of model.callNames.namedAny(['checkpoint', 'checkpoint_sequential'])) {
       const callee = fieldOf(call, 'function');
       if (!callee || !CHECKPOINT.test(model.imports.resolve(callee) ?? '')) continue;
       if (keywordArg(call, 'use_reentrant') || hasSplat(call)) continue;

@@ -1,10 +1,9 @@
 // SL401: `nn.DataParallel` — one process driving every GPU with threads; DDP is faster even
 // on a single node, as PyTorch's own documentation says.
 import { callsTo } from './distributed-helpers';
+import { DATA_PARALLEL } from './callee-patterns';
 import type { Rule } from './types';
 import { sl401Text } from './messages/sl4';
-
-const DATA_PARALLEL = /^torch\.nn\.(parallel\.)?(data_parallel\.)?DataParallel$/;
 
 /**
  * `nn.DataParallel` replicates the model and scatters inputs every step from one process; use DDP.

@@ -15,7 +15,12 @@ import type { Rule } from './types';
 import { sl402Text } from './messages/sl4';
 
 /** Any of these in the file means gradient sync is managed (DDP/FSDP1 `no_sync`, nanoGPT's flag, FSDP2). */
-const SYNC_CONTROL = /^(no_sync|require_backward_grad_sync|set_requires_gradient_sync|set_is_last_backward)$/;
+const SYNC_CONTROL = [
+  'no_sync',
+  'require_backward_grad_sync',
+  'set_requires_gradient_sync',
+  'set_is_last_backward',
+];
 
 /**
  * Gradient accumulation on a DDP/FSDP model without `no_sync()` all-reduces every micro-batch.

@@ -11,10 +11,9 @@ import {
   rangeWithin,
 } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoader, mentionsAttribute } from './distributed-helpers';
+import { DISTRIBUTED_SAMPLER } from './callee-patterns';
 import type { Fix, Rule } from './types';
 import { sl403Text } from './messages/sl4';
-
-const DISTRIBUTED_SAMPLER = /^torch\.utils\.data\.(distributed\.)?DistributedSampler$/;
 
 /**
  * `DistributedSampler` without `set_epoch(epoch)` in the epoch loop repeats one shuffle order
@@ -70,7 +69,7 @@ export const sl403: Rule = {
     const samplers = callsTo(model, DISTRIBUTED_SAMPLER).filter(
       (call) => keywordArg(call, 'shuffle')?.text !== 'False',
     );
-    if (!samplers.length || frameworkOwnsLoader(model) || mentionsAttribute(model, /^set_epoch$/)) return;
+    if (!samplers.length || frameworkOwnsLoader(model) || mentionsAttribute(model, ['set_epoch'])) return;
     const reported = new Set<SyntaxNode>();
     for (const loop of epochLoops(model)) {
       if (reported.has(loop)) continue;

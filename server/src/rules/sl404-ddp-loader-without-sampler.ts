@@ -5,11 +5,11 @@ import type { FileModel } from '../analysis/file-model';
 import { fieldOf, hasSplat, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
 import { assignmentsTo } from '../analysis/assignment-index';
 import { callsTo, frameworkOwnsLoop, initsProcessGroup, wrapsOf } from './distributed-helpers';
+import { DATA_LOADER } from './callee-patterns';
 import { loopsOverLoader } from './pipeline-helpers';
 import type { Rule } from './types';
 import { sl404Text } from './messages/sl4';
 
-const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
 /** Dataset expressions that shard by rank themselves or are iterable (no sampler applies). */
 const SELF_SHARDED =
   /rank|shard|split_dataset_by_node|world_size|num_replicas|Iterable|streaming|wds\.|webdataset/i;

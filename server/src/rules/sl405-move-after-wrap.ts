@@ -57,7 +57,7 @@ export const sl405: Rule = {
   check({ model, report }) {
     const wraps = wrapsOf(model);
     if (!wraps.length) return;
-    for (const call of model.nodes.call) {
+    for (const call of model.callNames.namedAny(MOVES)) {
       const callee = fieldOf(call, 'function');
       if (callee?.type !== 'attribute' || !MOVES.has(fieldOf(callee, 'attribute')?.text ?? '')) continue;
       const receiver = fieldOf(callee, 'object');

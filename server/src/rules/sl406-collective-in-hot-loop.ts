@@ -1,14 +1,11 @@
 // SL406: `dist.barrier()`, object collectives, or an all-reduce whose result the host reads,
 // on every training step — a blocking round trip across all ranks each step.
-import { firstPositionalArg, keywordArg, unwrap } from '../analysis/syntax-helpers';
-import { calleeNames } from './distributed-helpers';
+import { firstPositionalArg, keywordArg, mergeInDocumentOrder, unwrap } from '../analysis/syntax-helpers';
+import { calleeName, callsTo } from './distributed-helpers';
+import { BLOCKING_COLLECTIVE, REDUCE_COLLECTIVE } from './callee-patterns';
 import { firstHostReadAfter } from './host-reads';
 import type { Rule } from './types';
 import { sl406BarrierText, sl406ObjectText, sl406ScalarText } from './messages/sl4';
-
-const BLOCKING =
-  /^torch\.distributed\.(barrier|all_gather_object|broadcast_object_list|gather_object|scatter_object_list|monitored_barrier)$/;
-const REDUCE = /^torch\.distributed\.(all_reduce|reduce)$/;
 
 /**
  * A barrier, object collective or scalar all-reduce on every training step stalls all ranks.
@@ -70,11 +67,10 @@ export const sl406: Rule = {
   severity: 'by-role',
   summary: 'A barrier, object collective or scalar all-reduce on every training step stalls all ranks.',
   check({ model, report }) {
-    const names = calleeNames(model);
-    for (const [i, call] of model.nodes.call.entries()) {
-      const qualified = names[i];
-      const name = qualified.slice('torch.distributed.'.length);
-      if (BLOCKING.test(qualified)) {
+    const blocking = new Set(callsTo(model, BLOCKING_COLLECTIVE));
+    for (const call of mergeInDocumentOrder([[...blocking], callsTo(model, REDUCE_COLLECTIVE)])) {
+      const name = calleeName(model, call)!.slice('torch.distributed.'.length);
+      if (blocking.has(call)) {
         const when = model.roleOf(call) === 'hot' ? 'on every training step' : 'once per log interval';
         report({
           node: call,
@@ -82,7 +78,7 @@ export const sl406: Rule = {
             ? sl406BarrierText({ when })
             : sl406ObjectText({ name, when })),
         });
-      } else if (REDUCE.test(qualified)) {
+      } else {
         const tensor = firstPositionalArg(call) ?? keywordArg(call, 'tensor');
         // Reducing an accumulated metric once per log interval is the recommended pattern: only the
         // every-step reduction is reported, and only where the host then reads the result (a

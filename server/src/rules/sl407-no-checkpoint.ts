@@ -69,7 +69,7 @@ export const sl407: Rule = {
   check({ model, report }) {
     if (!model.nodes.for_statement.length && !model.nodes.while_statement.length) return;
     if (frameworkOwnsLoop(model) || isTestFile(model.filePath)) return;
-    if (model.nodes.call.some((call) => savesState(model, call))) return;
+    if (savesAnyState(model)) return;
     if (mentionsCheckpointer(model.source.text)) return;
     const hasMainGuard = model.nodes.if_statement.some((s) =>
       /__name__\s*==\s*['"]__main__['"]/.test(fieldOf(s, 'condition')?.text ?? ''),
@@ -98,9 +98,21 @@ function mentionsCheckpointer(text: string): boolean {
   return matchesAtLiteral(text, 'Checkpoint', /\bCheckpoint(?:er|Manager)\b|(?<=\bModel)Checkpoint\b/y);
 }
 
+/**
+ * Whether a call of the file saves state. A `torch.distributed.checkpoint` call may end in any
+ * name, but only a text that spells `checkpoint` can make one; every other saving call is
+ * under a name `SAVE_CALL` matches in the file's call index.
+ */
+function savesAnyState(model: FileModel): boolean {
+  const calls = model.source.text.includes('checkpoint')
+    ? model.nodes.call
+    : model.callNames.namedWhere((name) => SAVE_CALL.test(name));
+  return calls.some((call) => savesState(model, call));
+}
+
 function savesState(model: FileModel, call: SyntaxNode): boolean {
   const qualified = calleeName(model, call);
-  if (qualified && /^torch\.(save|distributed\.checkpoint\.)/.test(qualified)) return true;
+  if (qualified && /^torch\.(save$|distributed\.checkpoint\.)/.test(qualified)) return true;
   // Activation checkpointing recomputes; it saves nothing.
   if (qualified && /^torch\.utils\.checkpoint\./.test(qualified)) return false;
   const callee = fieldOf(call, 'function');

@@ -2,11 +2,10 @@
 import type { SyntaxNode } from '../parse/syntax';
 import { fieldOf, hasSplat, keywordArg, positionalArgs } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoader } from './distributed-helpers';
+import { DATA_LOADER } from './callee-patterns';
 import { loopsOverLoader, movesBatchToCuda } from './pipeline-helpers';
 import type { Fix, Rule } from './types';
 import { sl501Text } from './messages/sl5';
-
-const DATA_LOADER = /^torch\.utils\.data\.(dataloader\.)?DataLoader$/;
 
 /**
  * A DataLoader feeding a GPU with `num_workers=0` or without `pin_memory=True`.

@@ -3,14 +3,11 @@
 import type { FileModel } from '../analysis/file-model';
 import { methodCall } from '../analysis/syntax-helpers';
 import { callsTo, frameworkOwnsLoop } from './distributed-helpers';
+import { GRAD_SCALER } from './callee-patterns';
 import { callsToMethod } from './method-calls';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
 import type { Rule } from './types';
 import { sl502Text } from './messages/sl5';
-
-/** GradScaler in every spelling, including FSDP's ShardedGradScaler. */
-export const GRAD_SCALER =
-  /^torch\.(cuda\.amp\.|amp\.|amp\.grad_scaler\.|cuda\.amp\.grad_scaler\.)?GradScaler$|ShardedGradScaler$/;
 
 /**
  * float16 autocast in training without a GradScaler: small gradients underflow to zero.

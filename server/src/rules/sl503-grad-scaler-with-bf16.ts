@@ -3,7 +3,7 @@
 import { keywordArg } from '../analysis/syntax-helpers';
 import { callsTo } from './distributed-helpers';
 import { autocastCalls, autocastPrecision } from './pipeline-helpers';
-import { GRAD_SCALER } from './sl502-fp16-without-grad-scaler';
+import { GRAD_SCALER } from './callee-patterns';
 import type { Rule } from './types';
 import { sl503Text } from './messages/sl5';
 

@@ -4,11 +4,10 @@
 // its spelling needs (`torch.amp.GradScaler` exists only from 2.3).
 import { fieldOf, hasSplat, positionalArgs, unwrap } from '../analysis/syntax-helpers';
 import { torchAtLeast } from '../config/torch-version';
-import { calleeNames } from './distributed-helpers';
+import { calleeName, callsTo } from './distributed-helpers';
+import { DEPRECATED_CUDA_AMP } from './callee-patterns';
 import { sl504Text } from './messages/sl5';
 import type { Fix, Rule } from './types';
-
-const DEPRECATED = /^torch\.cuda\.amp\.(autocast_mode\.|grad_scaler\.)?(autocast|GradScaler)$/;
 
 /** The torch release that deprecated the `torch.cuda.amp` spellings (FutureWarning). */
 const DEPRECATED_SINCE = '2.4';
@@ -74,10 +73,8 @@ export const sl504: Rule = {
   check({ model, settings, report }) {
     // NOTE: before 2.4 nothing is deprecated, and `torch.amp.GradScaler` may not exist yet.
     if (torchAtLeast(settings.torchVersion, DEPRECATED_SINCE) === false) return;
-    const names = calleeNames(model);
-    for (const [i, call] of model.nodes.call.entries()) {
-      const match = DEPRECATED.exec(names[i]);
-      if (!match) continue;
+    for (const call of callsTo(model, DEPRECATED_CUDA_AMP)) {
+      const match = DEPRECATED_CUDA_AMP.qualified.exec(calleeName(model, call)!)!;
       const member = match[2];
       const callee = unwrap(fieldOf(call, 'function')!);
       const args = fieldOf(call, 'arguments');

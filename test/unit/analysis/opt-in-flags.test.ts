@@ -34,7 +34,7 @@ test('opt-in flags and defined options come from outside function bodies, the pa
   const parser = await initParser({ wasmDir });
   const { nodes } = buildFileModel({ parsed: parseSource(parser, SOURCE), filePath: null });
   const defined = new Set<string>();
-  const flags = collectOptInFlags(nodes, defined);
+  const flags = collectOptInFlags(nodes, nodes.call, defined);
   assert.deepEqual([...flags].sort(), ['compile_model', 'debug', 'profile', 'use_amp']);
   assert.deepEqual([...defined].sort(), ['debug', 'epochs', 'profile', 'steps']);
 });

@@ -86,6 +86,7 @@ async function superCallees(): Promise<Map<string, string[]>> {
   const parser = await initParser({ wasmDir });
   const model = buildFileModel({ parsed: parseSource(parser, SOURCE), filePath: null });
   const steps = new TrainingStepModel({
+    callNames: model.callNames,
     functions: model.nodes.function_definition,
     classes: model.nodes.class_definition,
     calls: model.nodes.call,
