@@ -100,6 +100,7 @@ export function buildFileModel(input: {
   const comments = nodes.comment;
   // A function another file's step calls handles that file's tensors, imports or not.
   const usesTorch = TORCH_FRAMEWORKS.some((name) => imports.importsFrom(name)) || !!input.entries?.length;
+  const callNames = new CallNameIndex(nodes.call, imports);
   const facts = usesTorch
     ? inferValueKinds({
         root,
@@ -109,9 +110,9 @@ export function buildFileModel(input: {
         entries: input.entries,
         carry: input.carry,
         hasSyntaxError: hasError,
+        callNames,
       })
     : undefined;
-  const callNames = new CallNameIndex(nodes.call, imports);
   // Roles are built on first use: no rule asks for them in a file that uses no framework.
   let roles: LoopRoles | undefined;
   const rolesOf = (): LoopRoles =>

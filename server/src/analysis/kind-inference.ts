@@ -8,6 +8,7 @@ import type { SyntaxNode } from '../parse/syntax';
 import type { NodeIndex } from './file-model';
 import type { ImportTable } from './imports';
 import { collectUsageEvidence, joinKinds, type Kind } from './kinds';
+import { CallNameIndex } from './call-names';
 import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
@@ -67,8 +68,11 @@ export function inferValueKinds(input: {
   /** The document's memo from its previous version (read and replaced), if it has one. */
   carry?: KindCarry;
   hasSyntaxError?: boolean;
+  /** The file's calls by name (built here when absent). */
+  callNames?: CallNameIndex;
 }): ValueFacts {
-  const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes);
+  const callNames = input.callNames ?? new CallNameIndex(input.nodes.call, input.imports);
+  const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes, callNames);
   for (const entry of input.entries ?? []) inference.seedEntry(entry);
   const replay = input.replay ?? true;
   inference.run(replay, replay ? input.carry : undefined);
@@ -118,9 +122,10 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     nodeCount: number,
     protected readonly imports: ImportTable,
     private readonly nodes: NodeIndex,
+    callNames: CallNameIndex,
   ) {
     super();
-    this.evidence = collectUsageEvidence(root, nodes.call);
+    this.evidence = collectUsageEvidence(root, nodes.call, callNames);
     this.definitions = new Definitions(nodes, imports);
     this.kinds = new Array<Kind | undefined>(nodeCount).fill(undefined);
     this.tensorEvidence = new TensorEvidence(root, (node) => this.kinds[node.id]);

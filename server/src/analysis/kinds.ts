@@ -202,6 +202,18 @@ export function joinKinds(a: Kind | undefined, b: Kind | undefined): Kind {
 /** Module methods no tensor, optimizer or container has: calling one shows the receiver is a module. */
 const MODULE_ONLY_METHODS =
   /^(parameters|named_parameters|named_modules|train|no_sync|register_forward_hook)$/;
+/** Every method name whose calls show a kind (see `collectUsageEvidence`). */
+const EVIDENCE_METHODS = [
+  'backward',
+  'manual_backward',
+  'scale',
+  'parameters',
+  'named_parameters',
+  'named_modules',
+  'train',
+  'no_sync',
+  'register_forward_hook',
+];
 /** Calls whose first argument must be a tensor: `x.backward(loss)` (Accelerate, DeepSpeed, Fabric), `scaler.scale(loss)`. */
 const TENSOR_ARGUMENT_METHODS = /^(backward|manual_backward|scale)$/;
 
@@ -223,6 +235,7 @@ export function takesTensorArgument(
 export function collectUsageEvidence(
   root: SyntaxNode,
   calls: readonly SyntaxNode[],
+  callNames: { namedAny(names: Iterable<string>): readonly SyntaxNode[] },
 ): Map<SyntaxNode, Map<string, Kind>> {
   const evidence = new Map<SyntaxNode, Map<string, Kind>>();
   const note = (name: SyntaxNode | undefined, kind: Kind) => {
@@ -234,9 +247,12 @@ export function collectUsageEvidence(
     else names.set(target.text, kind);
     evidence.set(scope, names);
   };
+  // A name's evidence is one kind or `unknown` whatever order the calls are read in.
   for (const node of calls) {
     // `grad_scaler_fn(loss, optimizer)`: a callable that runs backward on its first argument.
     if (isScalerCallable(node, NO_NAMES)) note(firstPositionalArg(node), 'tensor');
+  }
+  for (const node of callNames.namedAny(EVIDENCE_METHODS)) {
     const method = methodCall(node);
     if (!method) continue;
     const args = positionalArgs(node);
