@@ -15,6 +15,7 @@ import { fieldOf, mergeInDocumentOrder, unwrap } from './syntax-helpers';
  */
 export class CallNameIndex {
   private groupsValue: Map<string, SyntaxNode[]> | undefined;
+  private plainCallsValue: SyntaxNode[] = [];
 
   constructor(
     private readonly calls: readonly SyntaxNode[],
@@ -40,6 +41,12 @@ export class CallNameIndex {
     return merged.filter((call, i) => call !== merged[i - 1]);
   }
 
+  /** Every call whose callee, parentheses stripped, is a plain name (`f(...)`), in document order. */
+  plainCalls(): readonly SyntaxNode[] {
+    this.groups();
+    return this.plainCallsValue;
+  }
+
   /** The calls under every name `accepts`, in document order, each once. */
   namedWhere(accepts: (name: string) => boolean): SyntaxNode[] {
     return this.namedAny([...this.groups().keys()].filter(accepts));
@@ -61,6 +68,7 @@ export class CallNameIndex {
         const attribute = fieldOf(target, 'attribute');
         if (attribute) file(attribute.text, call);
       } else if (target.type === 'identifier') {
+        this.plainCallsValue.push(call);
         const name = target.text;
         file(name, call);
         const imported = this.imports?.lookup(name);

@@ -125,7 +125,7 @@ class KindInference extends ExpressionKinds implements SharedKindState {
     callNames: CallNameIndex,
   ) {
     super();
-    this.evidence = collectUsageEvidence(root, nodes.call, callNames);
+    this.evidence = collectUsageEvidence(root, callNames);
     this.definitions = new Definitions(nodes, imports);
     this.kinds = new Array<Kind | undefined>(nodeCount).fill(undefined);
     this.tensorEvidence = new TensorEvidence(root, (node) => this.kinds[node.id]);

@@ -234,8 +234,10 @@ export function takesTensorArgument(
  */
 export function collectUsageEvidence(
   root: SyntaxNode,
-  calls: readonly SyntaxNode[],
-  callNames: { namedAny(names: Iterable<string>): readonly SyntaxNode[] },
+  callNames: {
+    namedAny(names: Iterable<string>): readonly SyntaxNode[];
+    plainCalls(): readonly SyntaxNode[];
+  },
 ): Map<SyntaxNode, Map<string, Kind>> {
   const evidence = new Map<SyntaxNode, Map<string, Kind>>();
   const note = (name: SyntaxNode | undefined, kind: Kind) => {
@@ -248,7 +250,7 @@ export function collectUsageEvidence(
     evidence.set(scope, names);
   };
   // A name's evidence is one kind or `unknown` whatever order the calls are read in.
-  for (const node of calls) {
+  for (const node of callNames.plainCalls()) {
     // `grad_scaler_fn(loss, optimizer)`: a callable that runs backward on its first argument.
     if (isScalerCallable(node, NO_NAMES)) note(firstPositionalArg(node), 'tensor');
   }

@@ -116,7 +116,6 @@ export class LoopRoles {
       callNames: this.callNames,
       functions: nodes.function_definition,
       classes: nodes.class_definition,
-      calls: nodes.call,
       blockNodes: () =>
         mergeInDocumentOrder([
           nodes.call,

@@ -26,6 +26,11 @@ export class Suppressions {
     }
   }
 
+  /** Whether the file has no suppression comment at all (nothing is ever suppressed). */
+  get isEmpty(): boolean {
+    return this.byLine.size === 0 && this.fileWide.size === 0;
+  }
+
   /** Whether an `ignore-file` comment silences `code` (or every code) in this file. */
   isSuppressedInFile(code: string): boolean {
     if (this.fileWide.size === 0) return false;

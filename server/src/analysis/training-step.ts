@@ -117,8 +117,6 @@ export class TrainingStepModel {
   private readonly optimizerNames: ReadonlySet<string>;
   private readonly callNames: CallNameIndex;
   private readonly isTensor?: (node: SyntaxNode) => boolean;
-  /** Every call of the file. */
-  private readonly calls: readonly SyntaxNode[];
   /** Builds `blockNodes` (only a file with a training call walks blocks). */
   private readonly listBlockNodes: () => readonly SyntaxNode[];
   /** The calls, loops and scopes (functions, lambdas, classes) of the file, in document order. */
@@ -131,8 +129,6 @@ export class TrainingStepModel {
     functions: readonly SyntaxNode[];
     /** Every class definition of the file. */
     classes: readonly SyntaxNode[];
-    /** Every call of the file. */
-    calls: readonly SyntaxNode[];
     /** Lists every call, loop, function, lambda and class of the file, in document order. */
     blockNodes: () => readonly SyntaxNode[];
     optimizerNames: ReadonlySet<string>;
@@ -141,7 +137,6 @@ export class TrainingStepModel {
     this.optimizerNames = input.optimizerNames;
     this.callNames = input.callNames;
     this.isTensor = input.isTensor;
-    this.calls = input.calls;
     this.classes = input.classes;
     this.listBlockNodes = input.blockNodes;
     for (const node of input.functions) {
@@ -281,7 +276,8 @@ export class TrainingStepModel {
       const effect = callEffect(call, this.optimizerNames);
       if (effect) found.set(call, effect);
     }
-    for (const call of this.calls)
+    // A scaler callable's callee is a plain name.
+    for (const call of this.callNames.plainCalls())
       if (!found.has(call) && isScalerCallable(call, this.optimizerNames, this.isTensor))
         found.set(call, 'both');
     this.effectCallsValue = found;

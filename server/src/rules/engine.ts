@@ -91,8 +91,11 @@ function makeContext(
         resolved = severity ?? (override && override !== 'off' ? override : rule.severity);
       }
       if (!resolved) return;
-      const [firstLine, lastLine] = statementLines(node);
-      if (model.suppressions.isSuppressed(rule.code, firstLine, lastLine)) return;
+      // NOTE: the statement's lines (five positions) are worked out only where a comment may suppress.
+      if (!model.suppressions.isEmpty) {
+        const [firstLine, lastLine] = statementLines(node);
+        if (model.suppressions.isSuppressed(rule.code, firstLine, lastLine)) return;
+      }
       // Weak evidence informs, never warns: a tensor that only a loader's name suggests.
       const weak = tensors?.find((tensor) => model.weakTensorSource(tensor));
       if (weak) {

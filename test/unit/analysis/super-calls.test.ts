@@ -89,7 +89,6 @@ async function superCallees(): Promise<Map<string, string[]>> {
     callNames: model.callNames,
     functions: model.nodes.function_definition,
     classes: model.nodes.class_definition,
-    calls: model.nodes.call,
     blockNodes: () => [],
     optimizerNames: new Set(),
   });
