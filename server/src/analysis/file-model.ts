@@ -6,7 +6,7 @@ import type { ParsedSource } from '../parse/parser';
 import { collectImports, type ImportTable } from './imports';
 import type { Kind } from './kinds';
 import { LoopRoles, collectOptimizerNames, type Role } from './loop-roles';
-import { inferValueKinds, type EntryCall } from './kind-inference';
+import { inferValueKinds, type EntryCall } from './value-facts';
 import { Suppressions } from './suppressions';
 import type { KindCarry } from './kind-carry';
 import type { GuardNote } from './role-guards';

@@ -3,12 +3,14 @@
 // loop bodies run twice to reach the values of later iterations, and same-file function
 // calls pass argument kinds to parameters and return kinds back. The file is walked in two
 // rounds; in the second, a function whose inputs did not change is replayed, not re-walked
-// (function-trace.ts). Expressions are evaluated by the base class in kind-expressions.ts.
+// (function-trace.ts). Expressions are evaluated by the base class in kind-expressions.ts;
+// value-facts.ts runs the inference and hands its results to the FileModel.
 import type { SyntaxNode } from '../parse/syntax';
 import type { NodeIndex } from './file-model';
 import type { ImportTable } from './imports';
 import { collectUsageEvidence, joinKinds, type Kind } from './kinds';
-import { CallNameIndex } from './call-names';
+import type { CallNameIndex } from './call-names';
+import type { EntryCall } from './value-facts';
 import { Definitions } from './definitions';
 import { ExpressionKinds, type Env, type Iteration } from './kind-expressions';
 import { BranchEnv } from './branch-env';
@@ -16,7 +18,6 @@ import { TensorEvidence, type NameGuess } from './tensor-evidence';
 import {
   KindCarry,
   fileWideReadsHold,
-  kindCarryCounts,
   type CarrySource,
   type CarryVersion,
   type KindMemo,
@@ -32,63 +33,7 @@ import {
 } from './syntax-helpers';
 import { LOADER_NAME, arithmetic, enclosingClass } from './value-vocabulary';
 
-/** Kinds of expressions and names, produced by {@link inferValueKinds}. */
-export interface ValueFacts {
-  /** Kind of each evaluated expression node, by node id (undefined where none was evaluated). */
-  kinds: readonly (Kind | undefined)[];
-  /** Names of user classes that are nn.Module subclasses. */
-  moduleClasses: Set<string>;
-  /**
-   * For a tensor whose tensor fact rests on a name alone (the elements of a loop over
-   * `train_loader` that nothing shows is a loader, and no code uses as tensors): that name.
-   */
-  weakTensorSource(node: SyntaxNode): string | undefined;
-}
-
-/** A function of this file called from another file, with the kinds its arguments have there. */
-export interface EntryCall {
-  fn: SyntaxNode;
-  positional: readonly Kind[];
-  keywords: readonly (readonly [string, Kind])[];
-}
-
-/**
- * Runs the inference over the whole file; `nodes` is the FileModel's node index of `root`,
- * which has `nodeCount` nodes. `replay: false` re-walks every function in every round (the
- * tests compare both ways).
- */
-export function inferValueKinds(input: {
-  root: SyntaxNode;
-  nodeCount: number;
-  imports: ImportTable;
-  nodes: NodeIndex;
-  replay?: boolean;
-  /** Functions called from another file, with the kinds of the arguments that call passes. */
-  entries?: readonly EntryCall[];
-  /** The document's memo from its previous version (read and replaced), if it has one. */
-  carry?: KindCarry;
-  hasSyntaxError?: boolean;
-  /** The file's calls by name (built here when absent). */
-  callNames?: CallNameIndex;
-}): ValueFacts {
-  const callNames = input.callNames ?? new CallNameIndex(input.nodes.call, input.imports);
-  const inference = new KindInference(input.root, input.nodeCount, input.imports, input.nodes, callNames);
-  for (const entry of input.entries ?? []) inference.seedEntry(entry);
-  const replay = input.replay ?? true;
-  inference.run(replay, replay ? input.carry : undefined);
-  if (input.carry) {
-    kindCarryCounts.carried += inference.carriedCount;
-    kindCarryCounts.walked += inference.walkedCount;
-    input.carry.keep(inference.memo(), !!input.hasSyntaxError);
-  }
-  return {
-    kinds: inference.kinds,
-    moduleClasses: inference.definitions.moduleClasses,
-    weakTensorSource: (node) => inference.tensorEvidence.weakSource(node),
-  };
-}
-
-class KindInference extends ExpressionKinds implements SharedKindState {
+export class KindInference extends ExpressionKinds implements SharedKindState {
   readonly kinds: (Kind | undefined)[];
   readonly globals: Env = new Map();
   readonly definitions: Definitions;

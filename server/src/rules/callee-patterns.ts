@@ -1,7 +1,7 @@
 // The qualified callee names the rules look for, each with every last name (the part after
 // the last dot) a name it matches can end with: `callsTo` looks those up in the file's call
 // index (analysis/call-names.ts) and resolves only the calls found there.
-// test/unit/rules/callee-patterns.test.ts checks each pair against a scan of every call.
+// test/unit/analysis/call-names.test.ts checks each pair against a scan of every call.
 
 /** A qualified callee name to find, and the last names it can end with. */
 export interface CalleePattern {

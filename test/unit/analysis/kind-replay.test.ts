@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
 import { buildFileModel } from '../../../server/src/analysis/file-model';
-import { inferValueKinds } from '../../../server/src/analysis/kind-inference';
+import { inferValueKinds } from '../../../server/src/analysis/value-facts';
 import { fieldOf } from '../../../server/src/analysis/syntax-helpers';
 import { generateTrainingFile } from '../../perf/generate';
 import { repoRoot, wasmDir } from '../../helpers/paths';
