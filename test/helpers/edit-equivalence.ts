@@ -11,6 +11,7 @@ import type { SyntaxNode } from '../../server/src/parse/syntax';
 import { RandomEditor, TypingEditor } from '../perf/edits';
 import { Dice, generateTrainingFile } from '../perf/generate';
 import { generateTrainerFile } from '../perf/generate-trainer';
+import { generateLongFunctionFile } from '../perf/generate-script';
 import { generateModelZooFile } from '../perf/generate-zoo';
 import { debianDistPackages, repoRoot } from './paths';
 import { misshapenNode } from './tree-order';
@@ -61,11 +62,19 @@ export function debianTorchFiles(): { name: string; text: string }[] {
     .map((path) => ({ name: path, text: readFileSync(path, 'utf8') }));
 }
 
-/** Files that are mostly one large class (parsed member by member when they have errors: class-chunks.ts). */
+/** Files that are mostly one large class (parsed member by member when they have errors: definition-chunks.ts). */
 export function largeClassFiles(): { name: string; text: string }[] {
   return [44, 45].map((seed) => ({
     name: `generated trainer seed ${seed}`,
     text: generateTrainerFile({ methods: 30, seed }),
+  }));
+}
+
+/** Training scripts of a few long functions (parsed statement group by statement group when they have errors: definition-chunks.ts). */
+export function largeFunctionFiles(): { name: string; text: string }[] {
+  return [51, 52].map((seed) => ({
+    name: `generated long-function script seed ${seed}`,
+    text: generateLongFunctionFile({ pieces: 150, seed }),
   }));
 }
 

@@ -3,7 +3,7 @@
 // of methods, some decorated, training and evaluation loops with host syncs, section
 // comments at the body's indentation and at column 0, a decorated class, and module-level
 // code after it. Such a class is parsed member by member when the text has a syntax error
-// (server/src/parse/class-chunks.ts); the equivalence test and the benchmark type into it.
+// (server/src/parse/definition-chunks.ts); the equivalence test and the benchmark type into it.
 import { Dice } from './generate';
 
 /** One method of the trainer, numbered `id`, in one of several shapes. */

@@ -13,7 +13,7 @@ import {
   type IncrementalFault,
 } from '../../server/src/parse/incremental';
 import { chunkCounts } from '../../server/src/parse/chunked';
-import { classChunkCounts } from '../../server/src/parse/class-chunks';
+import { definitionChunkCounts } from '../../server/src/parse/definition-chunks';
 import { literalChunkCounts } from '../../server/src/parse/literal-chunks';
 import { pointAt } from '../../server/src/parse/points';
 import { loweringReuseCounts } from '../../server/src/parse/lower-reuse';
@@ -24,6 +24,7 @@ import {
   DEBIAN_TORCH_FILES,
   debianTorchFiles,
   largeClassFiles,
+  largeFunctionFiles,
   largeLiteralFiles,
   lineBreakAndTabFiles,
   realLikeFiles,
@@ -86,13 +87,30 @@ test(
     // (Seed 23 found a comment indented less than the body, then one at the body's
     // indentation, before a method: the cut there gave another tree than the whole parse.)
     for (const seed of [17, 23]) {
-      const before = { ...classChunkCounts };
+      const before = { ...definitionChunkCounts };
       const run = runEditEquivalence({ parser, edits: 3_000, seed, files: largeClassFiles() });
       assertNoDivergence(run, `seed ${seed}`);
       // Versions with errors parse the class's edited group of members alone: the others must
       // be taken from the last version, or the check of that reuse would be vacuous (7,653
       // and 6,762 taken; the fresh analyses the versions are compared with parse them all).
-      const reused = classChunkCounts.reused - before.reused;
+      const reused = definitionChunkCounts.reused - before.reused;
+      assert.ok(reused >= 5_000, `seed ${seed}: only ${reused} groups taken from the last version`);
+    }
+  },
+);
+
+test(
+  'in scripts of a few long functions, after each of 2 × 3,000 random edits the incremental analysis equals a fresh one',
+  { timeout: 600_000 },
+  async () => {
+    const parser = await initParser({ wasmDir });
+    for (const seed of [41, 43]) {
+      const before = { ...definitionChunkCounts };
+      const run = runEditEquivalence({ parser, edits: 3_000, seed, files: largeFunctionFiles() });
+      assertNoDivergence(run, `seed ${seed}`);
+      // Versions with errors parse the function's edited group of statements alone: the
+      // others must be taken from the last version, or the check of that reuse would be vacuous.
+      const reused = definitionChunkCounts.reused - before.reused;
       assert.ok(reused >= 5_000, `seed ${seed}: only ${reused} groups taken from the last version`);
     }
   },
@@ -180,8 +198,10 @@ test('a broken reuse of member groups (stale-groups) is caught', { timeout: 300_
   const parser = await initParser({ wasmDir });
   setIncrementalFault('stale-groups');
   try {
-    const run = runEditEquivalence({ parser, edits: 2_000, seed: 7, files: largeClassFiles() });
-    assert.ok(run.divergence, `stale-groups went unnoticed over ${run.edits} edits`);
+    for (const files of [largeClassFiles(), largeFunctionFiles()]) {
+      const run = runEditEquivalence({ parser, edits: 2_000, seed: 7, files });
+      assert.ok(run.divergence, `stale-groups went unnoticed over ${run.edits} edits of ${files[0].name}`);
+    }
   } finally {
     setIncrementalFault('none');
   }

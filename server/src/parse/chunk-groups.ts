@@ -1,4 +1,4 @@
-// The groups a large chunk is parsed in (a class's members: class-chunks.ts; a literal's
+// The groups a large chunk is parsed in (a definition's statements: definition-chunks.ts; a literal's
 // entries: literal-chunks.ts): each group is taken from the last version when its text is
 // unchanged (its nodes moved by the edit), or parsed alone; and the unverified nodes of a
 // chunk put together from groups with errors, and the nodes of a group's parse that lie in it.

@@ -3,11 +3,17 @@
 // stays inside its chunk, and a keystroke in one chunk re-parses that chunk alone: the
 // other chunks' nodes, whose text is unchanged, move over from the last version (same
 // objects, offsets shifted), as a window re-parse moves them (window-parse.ts). A chunk
-// that is one large class is parsed in groups of its members (class-chunks.ts), one that is
-// a statement holding a large literal in groups of its entries (literal-chunks.ts).
+// that is one large class or function is parsed in groups of its body's statements
+// (definition-chunks.ts), one that is a statement holding a large literal in groups of its
+// entries (literal-chunks.ts).
 import type { Parser } from 'web-tree-sitter';
 import { chunkStarts } from './chunks';
-import { lowerClassChunk, shiftSplit, splitOfWholeClass, type ClassSplit } from './class-chunks';
+import {
+  lowerDefinitionChunk,
+  shiftSplit,
+  splitOfWholeDefinition,
+  type DefinitionSplit,
+} from './definition-chunks';
 import {
   lowerLiteralChunk,
   shiftLiteralSplit,
@@ -30,8 +36,8 @@ export interface ChunkRecord {
   hasError: boolean;
   /** For a chunk with errors: its nodes no later lowering may reuse (see {@link ChunkErrorNodes}). */
   unverified?: UnverifiedNodes;
-  /** For a large class: its groups of members (class-chunks.ts). */
-  split?: ClassSplit;
+  /** For a large class or function: its groups of body statements (definition-chunks.ts). */
+  split?: DefinitionSplit;
   /** For a large literal: its groups of entries (literal-chunks.ts). */
   literal?: LiteralSplit;
 }
@@ -95,7 +101,7 @@ export function planChunks(parser: Parser, text: string, previous?: PreviousChun
     } else {
       const edited = previous && editedChunk(previous, start);
       chunks.push(
-        lowerClassChunk(parser, source, start, end, previous, edited) ??
+        lowerDefinitionChunk(parser, source, start, end, previous, edited) ??
           lowerLiteralChunk(parser, source, start, end, previous, edited) ??
           parseChunk(parser, source, start, end, previous),
       );
@@ -180,7 +186,7 @@ export function chunksOfWholeLowering(root: SyntaxNode): ChunkRecord[] | undefin
       if (node.startIndex < start || node.endIndex > end) return undefined;
       nodes.push(node);
     }
-    const split = splitOfWholeClass(text, start, end, nodes);
+    const split = splitOfWholeDefinition(text, start, end, nodes);
     const literal = split ? undefined : splitOfWholeLiteral(text, start, end, nodes);
     chunks.push({
       start,

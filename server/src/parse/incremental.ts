@@ -17,7 +17,7 @@ import {
   type ChunkRecord,
   type PreviousChunks,
 } from './chunked';
-import { setClassChunkFault } from './class-chunks';
+import { setDefinitionChunkFault } from './definition-chunks';
 import { setLiteralChunkFault } from './literal-chunks';
 import {
   lowerReusing,
@@ -48,7 +48,7 @@ export function setIncrementalFault(next: IncrementalFault): void {
   fault = next;
   setLoweringReuseFault(next === 'stale-offsets' || next === 'reuse-unverified' ? next : 'none');
   setChunkFault(next === 'stale-chunks');
-  setClassChunkFault(next === 'stale-groups');
+  setDefinitionChunkFault(next === 'stale-groups');
   setLiteralChunkFault(next === 'stale-literal-groups');
   setWindowFault(
     next === 'window-comment-end' ? 'comment-end' : next === 'window-deeper-next' ? 'deeper-next' : 'none',

@@ -1,13 +1,16 @@
-// Large classes in a text with syntax errors: a chunk (chunks.ts) that is one class of at
-// least SPLIT_CLASS characters is parsed in groups of members, each group with the class's
+// Large definitions in a text with syntax errors: a chunk (chunks.ts) that is one class or
+// one function of at least SPLIT_DEFINITION characters is parsed in groups of its body's
+// statements (a class's members; a function's statements), each group with the definition's
 // header lines before it (tree-sitter included ranges), and the groups' nodes go under one
-// class node and its body. A keystroke in one method then re-parses that method's group
-// alone, where the whole class (in one public file, 96 % of it) was parsed before. On the
-// error-free files of the development corpus, every class split this way gives the nodes of
-// the whole-file parse (docs/performance-log.md, "Large classes, member by member").
+// definition node and its body. A keystroke in one method, or in one part of a long training
+// function, then re-parses that group alone, where the whole definition (in one public file,
+// 96 % of it) was parsed before. On the error-free files of the development corpus, every
+// class and function split this way gives the nodes of the whole-file parse
+// (docs/performance-log.md, "Large classes, member by member" and "Large functions, statement
+// group by statement group").
 import type { Parser } from 'web-tree-sitter';
 import type { ChunkRecord, PreviousChunks } from './chunked';
-import { classCuts, type ClassCuts } from './chunks';
+import { definitionCuts, type DefinitionCuts } from './chunks';
 import { unchangedParts } from './edit-spans';
 import type { TextSpan } from './lower-reuse';
 import { lineRange } from './points';
@@ -15,44 +18,46 @@ import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { transplant, unverifiedOf } from './transplant';
 import { collectGroups, groupsUnverified, nodesInside, type ChunkGroup } from './chunk-groups';
 
-/** A class chunk cut into member groups, for the next version to reuse the unchanged ones. */
-export interface ClassSplit {
-  /** Where the `class` line starts and the header lines end (see {@link ClassCuts}). */
-  classStart: number;
+/** A class or function chunk cut into groups of its body's statements, for the next version to reuse the unchanged ones. */
+export interface DefinitionSplit {
+  /** What the chunk defines. */
+  type: DefinitionCuts['type'];
+  /** Where the `class` or `def` line starts and the header lines end (see {@link DefinitionCuts}). */
+  definitionStart: number;
   headerEnd: number;
   groups: MemberGroup[];
 }
 
-/** One group of a class's members, as a parse of the header lines and the group gives them. */
+/** One group of a definition's body statements, as a parse of the header lines and the group gives them. */
 interface MemberGroup extends ChunkGroup {
-  /** The nodes the group adds to the class's body, in order. */
+  /** The nodes the group adds to the definition's body, in order. */
   members: LoweredNode[];
-  /** The module-level nodes after the class in the group's parse: the chunk's last nodes when the group is the last. */
+  /** The module-level nodes after the definition in the group's parse: the chunk's last nodes when the group is the last. */
   after: LoweredNode[];
   hasError: boolean;
   /** For a group just parsed: the previous version's statements it took back, with how far each moves. */
   moved?: ReadonlyMap<LoweredNode, number>;
-  /** The first group only: the class node's children before its body, where the body starts, and a decorated class's decorators (and comments between them). */
+  /** The first group only: the definition node's children before its body, where the body starts, and a decorated definition's decorators (and comments between them). */
   head?: { children: LoweredNode[]; bodyStart: number; decorators?: LoweredNode[] };
 }
 
 /** Counts for the benchmark and tests. */
-export const classChunkCounts = { parsed: 0, reused: 0, declined: 0 };
+export const definitionChunkCounts = { parsed: 0, reused: 0, declined: 0 };
 
 /** Test-only fault: a group taken from the last version keeps its offsets (its nodes do not move with the edit). */
 let staleGroups = false;
-export function setClassChunkFault(on: boolean): void {
+export function setDefinitionChunkFault(on: boolean): void {
   staleGroups = on;
 }
 
 /**
  * The chunk `[start, end)` of `source`'s text lowered group by group when it is a large
- * class (see {@link classCuts}); a group whose text and the header's are unchanged since
+ * class or function (see {@link definitionCuts}); a group whose text and the header's are unchanged since
  * `previous` (where `old` was this chunk) is taken from it. Undefined when the chunk is not
- * such a class, or when a group's parse is not a class with a body (a broken header): the
+ * such a definition, or when a group's parse is not that definition with a body (a broken header): the
  * chunk is then parsed whole.
  */
-export function lowerClassChunk(
+export function lowerDefinitionChunk(
   parser: Parser,
   source: SourceText,
   start: number,
@@ -61,7 +66,7 @@ export function lowerClassChunk(
   old?: ChunkRecord,
   minLength?: number,
 ): ChunkRecord | undefined {
-  const cuts = classCuts(source.text, start, end, minLength);
+  const cuts = definitionCuts(source.text, start, end, minLength);
   if (!cuts) return undefined;
   const bounds = [start, ...cuts.cuts, end];
   const reusable =
@@ -74,30 +79,37 @@ export function lowerClassChunk(
     stale: staleGroups,
     shiftBy: shiftGroup,
     parse: (groupStart, groupEnd) => parseGroup(parser, source, cuts, groupStart, groupEnd),
-    counts: classChunkCounts,
+    counts: definitionChunkCounts,
   });
   if (!collected) return undefined;
   const { groups, shifts, reused } = collected;
-  // NOTE: a group before the last with nodes after its class and no error holds a simple
-  // statement at column 0 (see classCuts): the lines after it are not the class's in the
+  // NOTE: a group before the last with nodes after its definition and no error holds a simple
+  // statement at column 0 (see definitionCuts): the lines after it are not the definition's in the
   // whole parse, so the whole chunk is parsed instead.
   if (groups.some((group, k) => k + 1 < groups.length && group.after.length > 0 && !group.hasError)) {
-    classChunkCounts.declined++;
+    definitionChunkCounts.declined++;
     return undefined;
   }
   // NOTE: only now, with every group accepted: taking back statements moves the previous
   // version's nodes, which the whole-chunk parse of a declined split must find in place.
   const settled = groups.map((group, k) => (reused.has(k) ? group : takeBack(group, previous)));
-  const { classStart, headerEnd } = cuts;
-  return assembleClass(source, start, end, { classStart, headerEnd, groups: settled }, shifts);
+  const { definitionStart, headerEnd, type } = cuts;
+  return assembleDefinition(
+    source,
+    start,
+    end,
+    { type, definitionStart, headerEnd, groups: settled },
+    shifts,
+  );
 }
 
 /** A split kept whole by a chunk that moved by `shift`: its offsets moved too. */
-export function shiftSplit(split: ClassSplit, shift: number): ClassSplit {
+export function shiftSplit(split: DefinitionSplit, shift: number): DefinitionSplit {
   return shift === 0
     ? split
     : {
-        classStart: split.classStart + shift,
+        type: split.type,
+        definitionStart: split.definitionStart + shift,
         headerEnd: split.headerEnd + shift,
         groups: split.groups.map((group) => shiftGroup(group, shift)),
       };
@@ -118,31 +130,31 @@ function shiftGroup(group: MemberGroup, shift: number): MemberGroup {
  * The previous split's groups whose text is unchanged, by their start in the new text,
  * when the header's text is unchanged too (every group is parsed with it).
  */
-function unchangedGroups(split: ClassSplit, span: TextSpan, length: number): Map<number, MemberGroup> {
+function unchangedGroups(split: DefinitionSplit, span: TextSpan, length: number): Map<number, MemberGroup> {
   return span.start < split.headerEnd ? new Map() : unchangedParts(split.groups, span, length);
 }
 
 /**
- * Parses the group `[start, end)` with the header lines (the `class` line to `headerEnd`)
+ * Parses the group `[start, end)` with the header lines (the `class` or `def` line to `headerEnd`)
  * before it (the first group holds them, after any decorators) and lowers it afresh (see
- * {@link takeBack}). Undefined when the parse is not a class with a body.
+ * {@link takeBack}). Undefined when the parse is not the definition with a body.
  */
 function parseGroup(
   parser: Parser,
   source: SourceText,
-  { classStart, headerEnd }: ClassCuts,
+  { definitionStart, headerEnd, type }: DefinitionCuts,
   start: number,
   end: number,
 ): MemberGroup | undefined {
-  classChunkCounts.parsed++;
-  const first = start <= classStart;
+  definitionChunkCounts.parsed++;
+  const first = start <= definitionStart;
   const ranges = first
     ? [lineRange(source, start, end)]
-    : [lineRange(source, classStart, headerEnd), lineRange(source, start, end)];
+    : [lineRange(source, definitionStart, headerEnd), lineRange(source, start, end)];
   const tree = parser.parse(source.text, null, { includedRanges: ranges });
   if (!tree) {
     parser.reset();
-    throw new Error('tree-sitter returned no tree for a group of class members');
+    throw new Error("tree-sitter returned no tree for a group of a definition's statements");
   }
   let root: LoweredNode;
   let hasError: boolean;
@@ -152,30 +164,26 @@ function parseGroup(
   } finally {
     tree.delete();
   }
-  // NOTE: an error in a group can leave its class inside an ERROR node with the statements
-  // after the error (a letter typed at column 0 ends the class there): that node is left
-  // out, and what it holds after the class is taken as nodes after the class.
+  // NOTE: an error in a group can leave its definition inside an ERROR node with the statements
+  // after the error (a letter typed at column 0 ends the definition there): that node is left
+  // out, and what it holds after the definition is taken as nodes after it.
   const wrapped = root.children[0]?.type === 'ERROR' && root.children[0].startIndex === root.startIndex;
   const [top, ...outside] = wrapped
     ? [...root.children[0].children, ...root.children.slice(1)]
     : root.children;
-  // NOTE: an error in the header lines can end the class inside them (`e):` at column 0 after
+  // NOTE: an error in the header lines can end the definition inside them (`e):` at column 0 after
   // a broken base list): what follows it there is the first group's text, so a later group
   // keeps only the nodes that start in its own lines.
   const after = first ? outside : nodesInside(outside, start, Infinity);
   const decorated = first && top?.type === 'decorated_definition';
-  const classNode = decorated ? top.children[top.children.length - 1] : top;
+  const definition = decorated ? top.children[top.children.length - 1] : top;
   const decorators = decorated ? top.children.slice(0, -1) : undefined;
-  const body = classNode?.children.find((child) => child.field === 'body');
+  const body = definition?.children.find((child) => child.field === 'body');
   const headChildren: LoweredNode[] = [];
   const members: LoweredNode[] = [];
-  if (
-    classNode?.type === 'class_definition' &&
-    classNode.startIndex === classStart &&
-    body?.type === 'block'
-  ) {
+  if (definition?.type === type && definition.startIndex === definitionStart && body?.type === 'block') {
     let beforeBody = true;
-    for (const child of classNode.children) {
+    for (const child of definition.children) {
       if (child === body) {
         beforeBody = false;
         for (const member of body.children) if (member.startIndex >= start) members.push(member);
@@ -183,7 +191,7 @@ function parseGroup(
       else if (child.startIndex >= start) members.push(child);
     }
   } else if (first || !hasError) return undefined;
-  // NOTE: an error can keep a group's parse from making a class of the header at all (an
+  // NOTE: an error can keep a group's parse from making a definition of the header at all (an
   // unclosed string from the group's start); the group's members are then the outermost
   // nodes that start inside it.
   else {
@@ -226,26 +234,26 @@ function takeBack(group: MemberGroup, previous: PreviousChunks | undefined): Mem
 }
 
 /**
- * The class node holding every group's members in its body (under a decorated definition
- * when it has decorators), and the chunk record for it: its nodes are that node and the
- * nodes after the class in the last group (an error in a group before it can leave nodes
- * after its class: they go into the body, in order).
+ * The definition node holding every group's statements in its body (under a decorated
+ * definition when it has decorators), and the chunk record for it: its nodes are that node
+ * and the nodes after the definition in the last group (an error in a group before it can
+ * leave nodes after its definition: they go into the body, in order).
  */
-function assembleClass(
+function assembleDefinition(
   source: SourceText,
   start: number,
   end: number,
-  split: ClassSplit,
+  split: DefinitionSplit,
   shifts: readonly number[],
 ): ChunkRecord {
-  const { groups, classStart } = split;
+  const { groups, definitionStart } = split;
   const head = groups[0].head!;
   const last = groups[groups.length - 1];
-  const classNode = node(source, 'class_definition', head.decorators ? 'definition' : null, classStart, end);
+  const definition = node(source, split.type, head.decorators ? 'definition' : null, definitionStart, end);
   const body = node(source, 'block', 'body', head.bodyStart, end);
-  const top = head.decorators ? node(source, 'decorated_definition', null, start, end) : classNode;
-  adopt(classNode, [...head.children, body]);
-  if (top !== classNode) adopt(top, [...head.decorators!, classNode]);
+  const top = head.decorators ? node(source, 'decorated_definition', null, start, end) : definition;
+  adopt(definition, [...head.children, body]);
+  if (top !== definition) adopt(top, [...head.decorators!, definition]);
   const moved = new Map<LoweredNode, number>();
   let hasError = false;
   groups.forEach((group, k) => {
@@ -254,11 +262,11 @@ function assembleClass(
     if (group.moved) for (const [node, shift] of group.moved) moved.set(node, shift);
     else for (const node of groupNodes(group)) moved.set(node, shifts[k]);
   });
-  // The body ends with its last statement (where it moves to), and the class with its body.
+  // The body ends with its last statement (where it moves to), and the definition with its body.
   const lastChild = body.children[body.children.length - 1];
   body.endIndex = lastChild ? lastChild.endIndex + (moved.get(lastChild) ?? 0) : head.bodyStart;
-  classNode.endIndex = top.endIndex = body.endIndex;
-  const unverified = hasError ? groupsUnverified([...new Set([top, classNode, body])], groups) : undefined;
+  definition.endIndex = top.endIndex = body.endIndex;
+  const unverified = hasError ? groupsUnverified([...new Set([top, definition, body])], groups) : undefined;
   return {
     start,
     end,
@@ -291,36 +299,36 @@ function adopt(parent: LoweredNode, children: readonly LoweredNode[]): void {
   }
 }
 
-/** Every node a group holds at its top: decorators and the class's first children (first group), members, nodes after. */
+/** Every node a group holds at its top: decorators and the definition's first children (first group), members, nodes after. */
 function groupNodes(group: MemberGroup): LoweredNode[] {
   const { head } = group;
   return [...(head?.decorators ?? []), ...(head?.children ?? []), ...group.members, ...group.after];
 }
 
 /**
- * The split of a class chunk of an error-free whole-file lowering (`nodes`: the class or
- * its decorated definition, then the nodes after it), when each of the class's children
+ * The split of a class or function chunk of an error-free whole-file lowering (`nodes`: the
+ * definition or its decorated definition, then the nodes after it), when each of the definition's children
  * lies inside one group: what parsing each group gives (docs/performance-log.md).
  */
-export function splitOfWholeClass(
+export function splitOfWholeDefinition(
   text: string,
   start: number,
   end: number,
   nodes: readonly LoweredNode[],
-): ClassSplit | undefined {
-  const cuts = classCuts(text, start, end);
+): DefinitionSplit | undefined {
+  const cuts = definitionCuts(text, start, end);
   const [top, ...after] = nodes;
   const decorated = top?.type === 'decorated_definition';
-  const classNode = decorated ? top.children[top.children.length - 1] : top;
-  const body = classNode?.children.find((child) => child.field === 'body');
+  const definition = decorated ? top.children[top.children.length - 1] : top;
+  const body = definition?.children.find((child) => child.field === 'body');
   if (
     !cuts ||
-    classNode?.type !== 'class_definition' ||
-    classNode.startIndex !== cuts.classStart ||
+    definition?.type !== cuts.type ||
+    definition.startIndex !== cuts.definitionStart ||
     body?.type !== 'block'
   )
     return undefined;
-  const headChildren = classNode.children.filter((child) => child !== body);
+  const headChildren = definition.children.filter((child) => child !== body);
   if (headChildren.some((child) => child.startIndex > body.startIndex)) return undefined;
   const bounds = [start, ...cuts.cuts, end];
   const groups: MemberGroup[] = [];
@@ -344,5 +352,5 @@ export function splitOfWholeClass(
     });
   }
   if (after.some((node) => node.startIndex < bounds[bounds.length - 2])) return undefined;
-  return { classStart: cuts.classStart, headerEnd: cuts.headerEnd, groups };
+  return { type: cuts.type, definitionStart: cuts.definitionStart, headerEnd: cuts.headerEnd, groups };
 }

@@ -1,12 +1,13 @@
-// Large classes parsed member group by member group (class-chunks.ts): where the cuts go,
-// that every class of real code (torch's nn modules, torchvision's models) cut that way
-// gives the whole-file parse's nodes, and that an error stays inside its group.
+// Large classes and functions parsed group by group of their body's statements
+// (definition-chunks.ts): where the cuts go, that every class and function of real code
+// (torch's nn modules, torchvision's models) cut that way gives the whole-file parse's nodes,
+// and that an error stays inside its group.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chunkStarts, classCuts } from '../../../server/src/parse/chunks';
-import { classChunkCounts, lowerClassChunk } from '../../../server/src/parse/class-chunks';
+import { chunkStarts, definitionCuts } from '../../../server/src/parse/chunks';
+import { definitionChunkCounts, lowerDefinitionChunk } from '../../../server/src/parse/definition-chunks';
 import { lowerChunked } from '../../../server/src/parse/chunked';
 import { DocumentTrees } from '../../../server/src/parse/incremental';
 import { initParser, parseSource } from '../../../server/src/parse/parser';
@@ -23,9 +24,17 @@ const method = (name: string, indent = '    ') =>
     '',
   ].join('\n');
 
-/** The first line of each group of the class chunk starting `text`. */
+/** A statement spread over 14 lines, long enough to end a group of its own (shorter ones run together). */
+const call = (name: string, indent = '    ') =>
+  [
+    `${indent}${name} = build(`,
+    ...Array.from({ length: 12 }, (_, i) => `${indent}    arg_${i}=x.view(2, 3).sum(dim=${i}),`),
+    `${indent})`,
+  ].join('\n');
+
+/** The first line of each group of the definition chunk starting `text`. */
 function groupHeads(text: string): string[] {
-  const cuts = classCuts(text, 0, text.length, 0);
+  const cuts = definitionCuts(text, 0, text.length, 0);
   if (!cuts) return [];
   return [0, ...cuts.cuts].map((start) => text.slice(start).split('\n')[0]);
 }
@@ -50,8 +59,54 @@ test('a class is cut before each member definition at its body indentation; a de
   ]);
   // A decorated class: the first group holds the decorators and the header.
   assert.deepEqual(groupHeads(`@dataclass\n# note\n${text}`)[1], '    def forward(self, x):');
-  // A decorated function is no class.
-  assert.deepEqual(groupHeads(`@torch.jit.script\ndef f(x):\n${method('g')}${method('h')}`), []);
+  // A decorated function is cut too: its first group holds the decorators and the header.
+  assert.deepEqual(groupHeads(`@torch.jit.script\ndef f(x):\n${method('g')}${method('h')}`), [
+    '@torch.jit.script',
+    '    def h(self, x):',
+  ]);
+});
+
+test('a function is cut before statements at its body indentation, never before a clause or after a decorator', () => {
+  const text = [
+    'def train(args):',
+    call('model'),
+    '    if args.a:',
+    call('x', '        '),
+    '    elif args.b:',
+    call('y', '        '),
+    '    else:',
+    call('z', '        '),
+    '    try:',
+    call('s', '        '),
+    '    except OSError:',
+    call('t', '        '),
+    '    finally:',
+    call('u', '        '),
+    '    @torch.no_grad()',
+    '    # a comment between decorator and definition',
+    '    def evaluate(loader):',
+    call('v', '        '),
+    '    # a comment at the body indentation',
+    call('w'),
+    '  # a comment indented less than the body',
+    call('q'),
+    '    return model',
+  ].join('\n');
+  assert.deepEqual(groupHeads(text), [
+    'def train(args):',
+    '    if args.a:',
+    '    try:',
+    '    @torch.no_grad()',
+    '    w = build(',
+    '    return model',
+  ]);
+  // `async def` is a function too; a one-line function has no body lines to cut.
+  assert.deepEqual(groupHeads(`async ${text}`).slice(0, 2), ['async def train(args):', '    if args.a:']);
+  assert.deepEqual(
+    groupHeads(`def f(): return 1
+${call('x', '')}`),
+    [],
+  );
 });
 
 test('no cut after a column-0 compound statement or right after a comment indented less than the body', () => {
@@ -98,7 +153,7 @@ function pythonFiles(dir: string, found: string[] = []): string[] {
   return found;
 }
 
-test("every class of torch's nn modules and torchvision's models, cut into groups, parses as in the whole file", async () => {
+test("every class and function of torch's nn modules and torchvision's models, cut into groups, parses as in the whole file", async () => {
   const parser = await initParser({ wasmDir });
   // Real code from Debian's python3-torch and python3-torchvision (npm test installs them).
   const dist = debianDistPackages;
@@ -106,7 +161,7 @@ test("every class of torch's nn modules and torchvision's models, cut into group
     pythonFiles(dir),
   );
   assert.ok(files.length > 80, `${files.length} files: install python3-torch and python3-torchvision`);
-  let classes = 0;
+  const definitions = { class_definition: 0, function_definition: 0 };
   let groups = 0;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
@@ -119,12 +174,12 @@ test("every class of torch's nn modules and torchvision's models, cut into group
     const starts = chunkStarts(text);
     for (let i = 0; i < starts.length; i++) {
       const [start, end] = [starts[i], starts[i + 1] ?? text.length];
-      // Every class with two groups or more, not only the large ones the server cuts.
-      const cuts = classCuts(text, start, end, 0);
+      // Every definition with two groups or more, not only the large ones the server cuts.
+      const cuts = definitionCuts(text, start, end, 0);
       if (!cuts) continue;
-      const chunk = lowerClassChunk(parser, source, start, end, undefined, undefined, 0);
-      assert.ok(chunk, `${file}: the class at ${start} was not cut`);
-      assert.equal(chunk.hasError, false, `${file}: the class at ${start} has an error`);
+      const chunk = lowerDefinitionChunk(parser, source, start, end, undefined, undefined, 0);
+      assert.ok(chunk, `${file}: the definition at ${start} was not cut`);
+      assert.equal(chunk.hasError, false, `${file}: the definition at ${start} has an error`);
       const expected: LoweredNode[] = whole.children.filter(
         (node) => node.startIndex >= start && node.startIndex < end,
       );
@@ -132,12 +187,16 @@ test("every class of torch's nn modules and torchvision's models, cut into group
       expected.forEach((node, k) =>
         assert.equal(sameTree(chunk.nodes[k], node), undefined, `${file}: ${sameTree(chunk.nodes[k], node)}`),
       );
-      classes++;
+      definitions[cuts.type]++;
       groups += cuts.cuts.length + 1;
     }
   }
-  // (Debian's torch 1.13 and torchvision 0.14: 291 classes in 919 groups.)
-  assert.ok(classes > 100 && groups > 2 * classes, `${classes} classes, ${groups} groups`);
+  // (Debian's torch 1.13 and torchvision 0.14: 291 classes and 326 functions in 1,745 groups.)
+  const { class_definition: classes, function_definition: functions } = definitions;
+  assert.ok(
+    classes > 100 && functions > 100 && groups > 2 * (classes + functions),
+    `${classes} classes, ${functions} functions, ${groups} groups`,
+  );
 });
 
 test('a statement at column 0 inside a class, then indented methods, parses as in the whole file', async () => {
@@ -148,7 +207,7 @@ test('a statement at column 0 inside a class, then indented methods, parses as i
   const text = ['class A:', '    scale = 2', ...methods('abcdefgh'), 'q = 1', ...methods('ijklmnop')].join(
     '\n',
   );
-  assert.ok(text.length >= 8_000 && classCuts(text, 0, text.length));
+  assert.ok(text.length >= 8_000 && definitionCuts(text, 0, text.length));
   const tree = parser.parse(text)!;
   const whole = lowerTree(tree, text).root;
   assert.equal(tree.rootNode.hasError, false);
@@ -164,10 +223,10 @@ test('a syntax error in one method stays in its group: the other methods keep th
   const text = `class Big(nn.Module):\n    scale = 2\n\n${methods}`;
   const padded = text + '\n'.repeat(Math.max(0, 8_000 - text.length));
   const broken = padded.replace('    def d(self, x):\n', '    def d(self, x):\n        z = foo(\n');
-  const before = { ...classChunkCounts };
+  const before = { ...definitionChunkCounts };
   const parsed = parseSource(parser, broken);
   assert.equal(parsed.hasError, true);
-  assert.ok(classChunkCounts.parsed - before.parsed >= 4, 'the class was parsed in groups');
+  assert.ok(definitionChunkCounts.parsed - before.parsed >= 4, 'the class was parsed in groups');
   const functions = (parsed.byType.get('function_definition') ?? []).map((node) => node.text.split('(')[0]);
   // Every method is there, and each but the broken one ends where it does in the clean text.
   assert.deepEqual(functions, ['def a', 'def b', 'def c', 'def d', 'def e', 'def f', 'def g', 'def h']);
@@ -175,6 +234,32 @@ test('a syntax error in one method stays in its group: the other methods keep th
   const cleanEnds = (clean.byType.get('function_definition') ?? []).map((node) => node.text.length);
   const brokenEnds = (parsed.byType.get('function_definition') ?? []).map((node) => node.text.length);
   for (const k of [0, 1, 2, 4, 5, 6, 7]) assert.equal(brokenEnds[k], cleanEnds[k], `method ${k}`);
+});
+
+test('a syntax error in one part of a long function stays in its group: the other statements keep their nodes', async () => {
+  const parser = await initParser({ wasmDir });
+  const names = [...'abcdefghijklmnopqr'];
+  const text = ['def train(args):', ...names.map((name) => call(name)), '    return a', ''].join('\n');
+  assert.ok(text.length >= 8_000 && definitionCuts(text, 0, text.length));
+  const broken = text.replace('    e = build(\n', '    e = build(\n    z = [\n');
+  const before = { ...definitionChunkCounts };
+  const parsed = parseSource(parser, broken);
+  assert.equal(parsed.hasError, true);
+  assert.ok(definitionChunkCounts.parsed - before.parsed >= 4, 'the function was parsed in groups');
+  // Every statement of another group ends where it does in the clean text, counted from its start.
+  const statements = (source: ReturnType<typeof parseSource>) =>
+    new Map(
+      (source.byType.get('expression_statement') ?? [])
+        .filter((node) => node.parent?.parent?.type === 'function_definition')
+        .map((node) => [node.text.split(' =')[0], node.text.length]),
+    );
+  const clean = statements(parseSource(parser, text));
+  const kept = statements(parsed);
+  assert.deepEqual(
+    names.filter((name) => name !== 'e' && kept.get(name) === clean.get(name)).length,
+    names.length - 1,
+    `statements of the clean text ${[...clean]} against ${[...kept]}`,
+  );
 });
 
 test('an edit of the class header parses every group again: each is parsed with the header', async () => {
@@ -186,13 +271,13 @@ test('an edit of the class header parses every group again: each is parsed with 
   // body on its line, after which every group's indented lines are an error.
   const first = clean.replace('    def d(self, x):\n', '    def d(self, x):\n        z = [\n');
   const second = first.replace(header, `${header} pass`);
-  assert.ok(first.length >= 8_000 && classCuts(first, 0, first.length));
+  assert.ok(first.length >= 8_000 && definitionCuts(first, 0, first.length));
   const trees = new DocumentTrees(parser);
   trees.parse('doc', first);
   trees.edit('doc', first, [{ start: header.length, oldEnd: header.length, newText: ' pass' }]);
-  const before = classChunkCounts.reused;
+  const before = definitionChunkCounts.reused;
   const incremental = trees.parse('doc', second);
-  assert.equal(classChunkCounts.reused, before, 'no group is taken from the last version');
+  assert.equal(definitionChunkCounts.reused, before, 'no group is taken from the last version');
   const fresh = parseSource(parser, second);
   assert.equal(incremental.hasError, true);
   assert.equal(sameTree(incremental.root, fresh.root), undefined);
@@ -205,7 +290,7 @@ test('an error in the header lines that ends the class there stays in the first 
   const header = 'class Big(Base with torch.no_grad():\n    pass\ne):';
   const methods = [...'abcdefghijklmn'].map((name) => method(name)).join('\n');
   const text = `import torch\n\n${header}\n    scale = 2\n\n${methods}`;
-  assert.ok(classCuts(text, text.indexOf('class'), text.length));
+  assert.ok(definitionCuts(text, text.indexOf('class'), text.length));
   const parsed = parseSource(parser, text);
   assert.equal(parsed.hasError, true);
   assert.equal(misshapenNode(parsed.root), undefined);
