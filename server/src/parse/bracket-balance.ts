@@ -17,12 +17,20 @@ const BACKSLASH = 92;
 const QUOTE = 39;
 const DOUBLE_QUOTE = 34;
 
+/** What {@link hasUnpairedBracket} stops at: a bracket, a quote or a comment's `#`. */
+const BRACKET_MARK = /[()[\]{}'"#]/g;
+
 /** Whether `text` has a bracket, outside strings and comments, that does not pair up. */
 export function hasUnpairedBracket(text: string): boolean {
   const expected: number[] = [];
   const length = text.length;
   let at = 0;
   while (at < length) {
+    // The next bracket, quote or `#` (a regular expression finds it faster than a loop over every code unit).
+    BRACKET_MARK.lastIndex = at;
+    const found = BRACKET_MARK.exec(text);
+    if (!found) break;
+    at = found.index;
     const code = text.charCodeAt(at);
     switch (code) {
       case HASH: {

@@ -19,15 +19,22 @@ const HEAD_LENGTH = 12;
  */
 export function chunkStarts(text: string): number[] {
   // NOTE: a `#` typed and deleted brings the same text back; its scan (1 ms on 5,000 lines) is kept.
-  const known = recent.find((entry) => entry.text === text);
-  if (known) return known.starts;
+  // The text looked up moves to the front: each version with an error after an error-free one
+  // reads the error-free text's chunks (chunked.ts), and typing a key and deleting it at one
+  // place after another comes back to that text each time; it must outlast the texts with errors.
+  const at = recent.findIndex((entry) => entry.text === text);
+  if (at !== -1) {
+    const [known] = recent.splice(at, 1);
+    recent.unshift(known);
+    return known.starts;
+  }
   const starts = groupSmallChunks(text, chunkHeads(text), text.length);
   recent.unshift({ text, starts, definitionCuts: new Map(), literalCuts: new Map() });
   recent.length = Math.min(recent.length, RECENT_TEXTS);
   return starts;
 }
 
-/** The last texts scanned, newest first: their chunk starts, and the cuts of their large definitions and literals by chunk start. */
+/** The last texts scanned or looked up, most recent first: their chunk starts, and the cuts of their large definitions and literals by chunk start. */
 const recent: {
   text: string;
   starts: number[];

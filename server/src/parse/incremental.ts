@@ -125,6 +125,16 @@ function mayChangeBrackets(before: string, after: string, span: TextSpan): boole
 }
 
 /**
+ * Whether the edit since the last version of `entry` changed a bracket or a quote and left
+ * `text` with a bracket that does not pair up (a sure syntax error).
+ */
+function editBreaksBrackets(entry: DocumentTree, text: string): boolean {
+  const last = entry.lowered;
+  if (!last?.span) return false;
+  return mayChangeBrackets(last.root.source.text, text, last.span) && hasUnpairedBracket(text);
+}
+
+/**
  * How long a re-parse from the base tree may run before it is given up for the chunks
  * (chunked.ts). A keystroke's re-parse takes 1-5 ms on 5,000 lines; one that makes an error
  * tree-sitter recovers from late can take longer than a fresh parse (`c[]rop_pct=1.0` inside
@@ -216,7 +226,11 @@ export class DocumentTrees {
     this.deleteDiscarded();
     const entry = this.trees.get(key);
     const current = entry && entry.text === text ? entry : undefined;
-    const windowed = current && this.parseWindow(current, text);
+    // NOTE: an edit that leaves brackets unpaired makes a sure syntax error (see
+    // bracket-balance.ts): no window is tried, whose parse (4-6 ms on a 5,658-line training
+    // script) would only find the error.
+    const bracketsBroken = !!current && editBreaksBrackets(current, text);
+    const windowed = current && !bracketsBroken ? this.parseWindow(current, text) : undefined;
     if (windowed?.lowered) return { ...windowed.lowered, hasError: false };
     // NOTE: when the window had a syntax error, so has the text, almost surely: a re-parse,
     // whose result would be thrown away, is skipped (it cost as much as a fresh parse when
@@ -241,7 +255,7 @@ export class DocumentTrees {
     }
     let changed: readonly TextRange[] = [];
     /** Whether the text is known to have a syntax error (its brackets, or a re-parse, say so). */
-    let sureError = false;
+    let sureError = bracketsBroken;
     /** Whether the re-parse was given up for time (see {@link reparseBudgetMs}). */
     let timedOut = false;
     const unchanged = !span || (span.start === span.oldEnd && span.start === span.newEnd);
@@ -249,8 +263,7 @@ export class DocumentTrees {
       base &&
       !unchanged &&
       fault !== 'keep-errors' &&
-      mayChangeBrackets(current!.treeText!, text, span!) &&
-      hasUnpairedBracket(text)
+      (bracketsBroken || (mayChangeBrackets(current!.treeText!, text, span!) && hasUnpairedBracket(text)))
     ) {
       // A sure syntax error: the re-parse would be thrown away, so none is tried.
       base = undefined;

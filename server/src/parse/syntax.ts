@@ -64,10 +64,15 @@ export class SourceText {
     if (this.lineStarts) return this.lineStarts;
     const starts = [0];
     const text = this.text;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code === 10) starts.push(i + 1);
-      else if (code === 13 && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
+    if (!text.includes('\r')) {
+      // Only `\n` breaks lines: found by `indexOf`, several times faster than a loop over every code unit.
+      for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+    } else {
+      for (let i = 0; i < text.length; i++) {
+        const code = text.charCodeAt(i);
+        if (code === 10) starts.push(i + 1);
+        else if (code === 13 && text.charCodeAt(i + 1) !== 10) starts.push(i + 1);
+      }
     }
     this.lineStarts = starts;
     return starts;

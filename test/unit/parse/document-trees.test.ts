@@ -244,6 +244,28 @@ test('an edit inside a block re-parses the statements around it alone, and the b
     assert.deepEqual([trees.stats.windowParses, trees.stats.incrementalParses], [2, 1]);
   }));
 
+test('an edit inside a block that leaves a bracket unpaired parses its chunk alone: no window is tried first', () =>
+  withTrees((trees, parser) => {
+    trees.parse('doc', LONG_SOURCE);
+    const parse = parser.parse.bind(parser);
+    let parses = 0;
+    parser.parse = (...args: Parameters<Parser['parse']>) => {
+      parses++;
+      return parse(...args);
+    };
+    try {
+      // `(` typed inside `first`: a sure syntax error, which a window's parse would only find.
+      const at = LONG_SOURCE.indexOf('view(-1)') + 'view('.length;
+      const typed = change(trees, LONG_SOURCE, at, 0, '(');
+      assert.equal(parses, 1, 'parses of the version: its edited chunk alone');
+      assert.equal(typed.parsed.hasError, true);
+      assert.equal(trees.stats.chunkedVersions, 1);
+      assertLikeFresh(parser, typed.text, typed.parsed.root);
+    } finally {
+      parser.parse = parse;
+    }
+  }));
+
 test('a `)` typed and deleted after window versions: the base catches up by a re-parse, not a fresh parse', () =>
   withTrees((trees, parser) => {
     trees.parse('doc', SOURCE);
