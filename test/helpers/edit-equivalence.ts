@@ -74,7 +74,7 @@ export function largeClassFiles(): { name: string; text: string }[] {
 export function largeFunctionFiles(): { name: string; text: string }[] {
   return [51, 52].map((seed) => ({
     name: `generated long-function script seed ${seed}`,
-    text: generateLongFunctionFile({ pieces: 150, seed }),
+    text: generateLongFunctionFile({ pieces: 70, seed }),
   }));
 }
 

@@ -114,7 +114,7 @@ export function generateLongFunctionFile(input: { pieces: number; seed: number }
     '',
     ...longFunction(dice, 'pretrain', input.pieces),
     ...longFunction(dice, 'finetune', input.pieces, ['@torch.no_grad()']),
-    ...longFunction(dice, 'serve', Math.ceil(input.pieces / 2), [], 'async def'),
+    ...longFunction(dice, 'serve', input.pieces, [], 'async def'),
     "if __name__ == '__main__':",
     '    pretrain(None, None, [], None)',
     '',
