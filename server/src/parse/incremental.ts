@@ -126,12 +126,12 @@ function mayChangeBrackets(before: string, after: string, span: TextSpan): boole
 
 /**
  * Whether the edit since the last version of `entry` changed a bracket or a quote and left
- * `text` with a bracket that does not pair up (a sure syntax error).
+ * `text` with a bracket that does not pair up (a sure syntax error); `unpaired` scans `text`.
  */
-function editBreaksBrackets(entry: DocumentTree, text: string): boolean {
+function editBreaksBrackets(entry: DocumentTree, text: string, unpaired: () => boolean): boolean {
   const last = entry.lowered;
   if (!last?.span) return false;
-  return mayChangeBrackets(last.root.source.text, text, last.span) && hasUnpairedBracket(text);
+  return mayChangeBrackets(last.root.source.text, text, last.span) && unpaired();
 }
 
 /**
@@ -229,7 +229,10 @@ export class DocumentTrees {
     // NOTE: an edit that leaves brackets unpaired makes a sure syntax error (see
     // bracket-balance.ts): no window is tried, whose parse (4-6 ms on a 5,658-line training
     // script) would only find the error.
-    const bracketsBroken = !!current && editBreaksBrackets(current, text);
+    // (The scan of the whole text runs once, and only when an edit changed a bracket or a quote.)
+    let unpairedValue: boolean | undefined;
+    const unpaired = () => (unpairedValue ??= hasUnpairedBracket(text));
+    const bracketsBroken = !!current && editBreaksBrackets(current, text, unpaired);
     const windowed = current && !bracketsBroken ? this.parseWindow(current, text) : undefined;
     if (windowed?.lowered) return { ...windowed.lowered, hasError: false };
     // NOTE: when the window had a syntax error, so has the text, almost surely: a re-parse,
@@ -263,7 +266,7 @@ export class DocumentTrees {
       base &&
       !unchanged &&
       fault !== 'keep-errors' &&
-      (bracketsBroken || (mayChangeBrackets(current!.treeText!, text, span!) && hasUnpairedBracket(text)))
+      (bracketsBroken || (mayChangeBrackets(current!.treeText!, text, span!) && unpaired()))
     ) {
       // A sure syntax error: the re-parse would be thrown away, so none is tried.
       base = undefined;
