@@ -9,7 +9,7 @@ import { Session, editTrackingDocuments } from '../../server/src/session';
 import { analyzeText, type FileAnalysis } from '../../server/src/analyzer';
 import type { SyntaxNode } from '../../server/src/parse/syntax';
 import { RandomEditor, TypingEditor } from '../perf/edits';
-import { Dice, generateTrainingFile } from '../perf/generate';
+import { Dice, generateTrainingFile, withCommentBlocks } from '../perf/generate';
 import { generateTrainerFile } from '../perf/generate-trainer';
 import { generateLongFunctionFile } from '../perf/generate-script';
 import { generateModelZooFile } from '../perf/generate-zoo';
@@ -99,6 +99,22 @@ export function lineBreakAndTabFiles(): { name: string; text: string }[] {
     { name: `${model.name} with tabs`, text: tabs(model.text) },
     { name: `${trainer.name} with \\r\\n and tabs`, text: tabs(trainer.text).replace(/\n/g, '\r\n') },
   ];
+}
+
+/**
+ * Real-like files with long comment blocks (parsed with the blocks' inner lines left out:
+ * comment-runs.ts): blocks of 16 to 40 lines at the next line's indentation, one level less,
+ * or column 0, some with blank lines or a suppression comment inside, in code, classes,
+ * functions, docstrings and a large literal.
+ */
+export function commentBlockFiles(): { name: string; text: string }[] {
+  const [script] = realLikeFiles();
+  const [trainer] = largeClassFiles();
+  const [zoo] = largeLiteralFiles();
+  return [script, trainer, zoo].map((file) => ({
+    name: `${file.name} with comment blocks`,
+    text: withCommentBlocks(file.text, { seed: 61, first: 12, every: 30, min: 16, max: 40 }),
+  }));
 }
 
 /**

@@ -227,3 +227,35 @@ export function generateTrainingFile(input: { lines: number; seed: number }): st
   }
   return out.join('\n').split('\n').slice(0, Math.max(input.lines, 1)).join('\n') + '\n';
 }
+
+/**
+ * `text` with blocks of comment lines put in, as long notes and commented-out code sit in real
+ * files: after each line `every` lines apart (from line `first`), `min` to `max` comment lines at
+ * the next line's indentation, one level less or column 0, with a blank line or a `# noqa` among
+ * them now and then. Never after a line continued by a backslash.
+ */
+export function withCommentBlocks(
+  text: string,
+  options: { seed: number; first: number; every: number; min: number; max: number },
+): string {
+  const dice = new Dice(options.seed);
+  const lines = text.split('\n');
+  const out: string[] = [];
+  lines.forEach((line, k) => {
+    out.push(line);
+    if (k < options.first || (k - options.first) % options.every !== 0) return;
+    if (line.endsWith('\\') || k + 1 >= lines.length) return;
+    const next = /^[ \t]*/.exec(lines[k + 1])![0];
+    const indent = dice.pick([next, next, next.slice(4), '']);
+    const count = dice.int(options.min, options.max);
+    for (let n = 0; n < count; n++) {
+      if (dice.chance(0.08)) out.push('');
+      out.push(
+        dice.chance(0.03)
+          ? `${indent}# noqa: SL101`
+          : `${indent}# note ${n}: why the step below is shaped so`,
+      );
+    }
+  });
+  return out.join('\n');
+}

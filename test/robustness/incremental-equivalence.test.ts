@@ -15,12 +15,14 @@ import {
 import { chunkCounts } from '../../server/src/parse/chunked';
 import { definitionChunkCounts } from '../../server/src/parse/definition-chunks';
 import { literalChunkCounts } from '../../server/src/parse/literal-chunks';
+import { quietRangeCounts, setQuietRangeFault } from '../../server/src/parse/comment-runs';
 import { pointAt } from '../../server/src/parse/points';
 import { loweringReuseCounts } from '../../server/src/parse/lower-reuse';
 import { KindCarry, kindCarryCounts } from '../../server/src/analysis/kind-carry';
 import { analyzeText } from '../../server/src/analyzer';
 import { mergeSettings } from '../../server/src/config/settings';
 import {
+  commentBlockFiles,
   DEBIAN_TORCH_FILES,
   debianTorchFiles,
   largeClassFiles,
@@ -128,6 +130,36 @@ test(
     // must be taken from the last version, or the check of that reuse would be vacuous.
     const reused = literalChunkCounts.reused - before.reused;
     assert.ok(reused >= 1_500, `only ${reused} groups of entries taken from the last version`);
+  },
+);
+
+test(
+  'in files with long comment blocks, after each of 1,500 random edits the incremental analysis equals a fresh one',
+  { timeout: 600_000 },
+  async () => {
+    const parser = await initParser({ wasmDir });
+    const before = quietRangeCounts.partParses;
+    const run = runEditEquivalence({ parser, edits: 1_500, seed: 53, files: commentBlockFiles() });
+    assertNoDivergence(run);
+    // Chunks, groups and windows parsed with a block's inner lines left out: the whole-text
+    // parse leaves them out too, or the check of those parts would be vacuous.
+    const parts = quietRangeCounts.partParses - before;
+    assert.ok(parts >= 300, `only ${parts} parts parsed with lines left out`);
+  },
+);
+
+test(
+  'a part parsed with the lines of a comment block that the whole text leaves out is caught',
+  { timeout: 300_000 },
+  async () => {
+    const parser = await initParser({ wasmDir });
+    setQuietRangeFault(true);
+    try {
+      const run = runEditEquivalence({ parser, edits: 1_000, seed: 7, files: commentBlockFiles() });
+      assert.ok(run.divergence, 'the broken part parses went unnoticed');
+    } finally {
+      setQuietRangeFault(false);
+    }
   },
 );
 

@@ -25,6 +25,7 @@ import { unchangedParts } from './edit-spans';
 import { lineRange } from './points';
 import { transplant, unverifiedOf, type UnverifiedNodes } from './transplant';
 import { indexSlotOf, LoweredNode, lowerTree, SourceText, type LoweredTree, type SyntaxNode } from './syntax';
+import { includedRangesOf } from './comment-runs';
 
 /** One chunk of a chunked lowering: its bounds and its module-level nodes. */
 export interface ChunkRecord {
@@ -263,7 +264,9 @@ function parseChunk(
 ): ChunkRecord {
   chunkCounts.parsed++;
   const { text } = source;
-  const tree = parser.parse(text, null, { includedRanges: [lineRange(source, start, end)] });
+  const tree = parser.parse(text, null, {
+    includedRanges: includedRangesOf(text, [lineRange(source, start, end)]),
+  });
   if (!tree) {
     parser.reset();
     throw new Error('tree-sitter returned no tree for a chunk');

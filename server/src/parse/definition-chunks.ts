@@ -17,6 +17,7 @@ import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { transplant, unverifiedOf } from './transplant';
 import { collectGroups, groupsUnverified, nodesInside, type ChunkGroup } from './chunk-groups';
+import { includedRangesOf } from './comment-runs';
 
 /** A class or function chunk cut into groups of its body's statements, for the next version to reuse the unchanged ones. */
 export interface DefinitionSplit {
@@ -151,7 +152,7 @@ function parseGroup(
   const ranges = first
     ? [lineRange(source, start, end)]
     : [lineRange(source, definitionStart, headerEnd), lineRange(source, start, end)];
-  const tree = parser.parse(source.text, null, { includedRanges: ranges });
+  const tree = parser.parse(source.text, null, { includedRanges: includedRangesOf(source.text, ranges) });
   if (!tree) {
     parser.reset();
     throw new Error("tree-sitter returned no tree for a group of a definition's statements");

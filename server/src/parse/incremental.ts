@@ -27,6 +27,7 @@ import {
   type TextRange,
   type TextSpan,
 } from './lower-reuse';
+import { wholeTextOptions } from './comment-runs';
 
 /** Test-only faults, to prove the equivalence test catches a broken reuse. */
 export type IncrementalFault =
@@ -294,7 +295,10 @@ export class DocumentTrees {
       // inside a long dictionary) would be thrown away.
       const keepErrors = fault === 'keep-errors';
       const limits = reparseLimits();
-      tree = this.parser.parse(text, old, keepErrors ? undefined : { progressCallback: limits.callback });
+      tree = this.parser.parse(text, old, {
+        ...wholeTextOptions(text),
+        ...(keepErrors ? {} : { progressCallback: limits.callback }),
+      });
       if (!tree) this.parser.reset();
       if (tree && !tree.rootNode.hasError) changed = old.getChangedRanges(tree);
       old.delete();
@@ -331,7 +335,7 @@ export class DocumentTrees {
       if (chunked) return chunked;
     }
     if (!tree) {
-      tree = this.parser.parse(text);
+      tree = this.parser.parse(text, null, wholeTextOptions(text));
       this.freshParses++;
       processParseCounts.fresh++;
     }

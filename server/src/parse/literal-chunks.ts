@@ -16,6 +16,7 @@ import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { unverifiedOf, type UnverifiedNodes } from './transplant';
 import { collectGroups, groupsUnverified, nodesInside, type ChunkGroup } from './chunk-groups';
+import { includedRangesOf } from './comment-runs';
 
 /** A literal chunk cut into groups of entries, for the next version to reuse the unchanged ones. */
 export interface LiteralSplit {
@@ -175,7 +176,7 @@ function parseRanges(
   source: SourceText,
   ranges: ReturnType<typeof lineRange>[],
 ): { root: LoweredNode; hasError: boolean } {
-  const tree = parser.parse(source.text, null, { includedRanges: ranges });
+  const tree = parser.parse(source.text, null, { includedRanges: includedRangesOf(source.text, ranges) });
   if (!tree) {
     parser.reset();
     throw new Error('tree-sitter returned no tree for a group of literal entries');

@@ -7,6 +7,7 @@ import { lowerTree, type LoweredTree } from './syntax';
 import { registerDirectWasm, verifyMemoryWalk } from './direct-walk';
 import { lowerChunked } from './chunked';
 import { routeTextInput, verifyTextInput, withStockTextInput } from './text-input';
+import { wholeTextOptions } from './comment-runs';
 
 let parserPromise: Promise<Parser> | undefined;
 
@@ -46,7 +47,7 @@ export interface ParsedSource extends LoweredTree {
  * errors is lowered chunk by chunk (chunked.ts), so an error stays inside its chunk.
  */
 export function parseSource(parser: Parser, text: string): ParsedSource {
-  const tree: Tree | null = parser.parse(text);
+  const tree: Tree | null = parser.parse(text, null, wholeTextOptions(text));
   if (!tree) throw new Error('tree-sitter returned no tree');
   let hasError = false;
   try {

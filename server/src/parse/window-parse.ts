@@ -9,6 +9,7 @@ import type { Parser, Point, Range } from 'web-tree-sitter';
 import { LoweredNode, lowerTree, type LoweredTree, type SyntaxNode } from './syntax';
 import { cutLoose, renumber, type TextSpan } from './lower-reuse';
 import { pointAfter, pointAt } from './points';
+import { includedRangesOf } from './comment-runs';
 
 /** The block of each compound statement a window may lie in: its header parses on its own. */
 const BODY_FIELD: Readonly<Record<string, string>> = {
@@ -103,7 +104,7 @@ function parseWindow(
   window: Window,
   ranges: Range[],
 ): LoweredNode[] | 'syntax error' | 'trailing comment' | 'other shape' {
-  const tree = parser.parse(text, null, { includedRanges: ranges });
+  const tree = parser.parse(text, null, { includedRanges: includedRangesOf(text, ranges) });
   try {
     if (!tree || tree.rootNode.hasError) return 'syntax error';
     const lowered = lowerTree(tree, text);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chunkStarts, literalCuts } from '../../../server/src/parse/chunks';
+import { wholeTextOptions } from '../../../server/src/parse/comment-runs';
 import { lowerChunked } from '../../../server/src/parse/chunked';
 import { literalChunkCounts } from '../../../server/src/parse/literal-chunks';
 import { DocumentTrees } from '../../../server/src/parse/incremental';
@@ -105,7 +106,8 @@ test("every large literal of torch's and torchvision's sources, cut into groups,
     const starts = chunkStarts(text);
     const count = starts.filter((start, i) => literalCuts(text, start, starts[i + 1] ?? text.length)).length;
     if (!count) continue;
-    const tree = parser.parse(text)!;
+    // (The whole file as the server parses it: long comment blocks' inner lines left out, comment-runs.ts.)
+    const tree = parser.parse(text, null, wholeTextOptions(text))!;
     const whole = lowerTree(tree, text).root;
     const clean = !tree.rootNode.hasError;
     tree.delete();
