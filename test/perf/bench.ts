@@ -5,11 +5,11 @@
 // Env: BENCH_QUICK=1 for a short run; BENCH_ONLY=ratio,cli,lsp,real,memory for a subset;
 // SHARDLENS_CORPUS for the real files (default /work/corpus); BENCH_PYRIGHT=0 skips pyright;
 // BENCH_MEMORY_LINES sets the memory row's file size (default 300).
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { initParser } from '../../server/src/parse/parser';
-import { repoRoot, wasmDir } from '../helpers/paths';
+import { debianDistPackages, repoRoot, wasmDir } from '../helpers/paths';
 import { compareLowering, measureRatio, type RatioRow } from './bench-analysis';
 import { generateModelZooFile } from './generate-zoo';
 import { measureCli, sampleCorpus, type CliThroughput } from './bench-cli';
@@ -240,6 +240,18 @@ async function main(): Promise<void> {
     const zoo = generateModelZooFile({ classes: 30, variants: 330, seed: 7 });
     for (const keystroke of ['identifier', 'comment', 'statement', 'error', 'random'] as const)
       cases.push({ label: 'generated model zoo over stdio', text: zoo, keystroke, target: 50, stdio: true });
+    // Real code with a long comment block (276 lines), which tree-sitter-python reads in a time
+    // that grows with the square of its length (parse/comment-runs.ts): keys anywhere, over
+    // stdio. From Debian's python3-torch, when it is installed.
+    const commented = join(debianDistPackages, 'torch', 'testing', '_internal', 'opinfo', 'core.py');
+    if (existsSync(commented))
+      cases.push({
+        label: 'real torch/testing/_internal/opinfo/core.py (a 276-line comment block) over stdio',
+        text: readFileSync(commented, 'utf8'),
+        keystroke: 'random',
+        target: 50,
+        stdio: true,
+      });
     // BENCH_FILES=a.py,b.py: the five keystrokes over stdio on each of these files too.
     for (const path of process.env.BENCH_FILES?.split(',').filter(Boolean) ?? [])
       for (const keystroke of ['identifier', 'comment', 'statement', 'error', 'random'] as const)
