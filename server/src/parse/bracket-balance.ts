@@ -1,9 +1,11 @@
 // A cheap test for one sure syntax error: brackets that do not pair up outside strings and
 // comments. Python requires them to, so tree-sitter reports an error for such a text. The
-// incremental parser uses it to skip a re-parse whose result it would throw away; a text
-// it passes may still have other errors (the re-parse then finds them), and one with
-// brackets that only pair up in a way this scan cannot see (code inside an f-string's
-// braces is read as string) is merely parsed afresh.
+// incremental parser uses it to skip a re-parse whose result it would throw away, after an
+// edit that could have changed a bracket (`mayChangeBrackets`); a text it passes may still
+// have other errors (the re-parse then finds them), and one with brackets that only pair up
+// in a way this scan cannot see (code inside an f-string's braces is read as string) is
+// merely parsed afresh.
+import type { TextSpan } from './lower-reuse';
 
 const PAREN_OPEN = 40;
 const PAREN_CLOSE = 41;
@@ -79,4 +81,15 @@ function afterString(text: string, at: number, quote: number): number {
     else k++;
   }
   return text.length;
+}
+
+/** Code units that can open, close or hide a bracket (strings, comments, line joins). */
+const BRACKET_OR_QUOTE = /[()[\]{}'"#\\\n]/;
+
+/** Whether the edit `span` (of `before`, giving `after`) changed any of {@link BRACKET_OR_QUOTE}. */
+export function mayChangeBrackets(before: string, after: string, span: TextSpan): boolean {
+  return (
+    BRACKET_OR_QUOTE.test(before.slice(span.start, span.oldEnd)) ||
+    BRACKET_OR_QUOTE.test(after.slice(span.start, span.newEnd))
+  );
 }

@@ -4,6 +4,7 @@
 // is parsed chunk by chunk (chunked.ts), so an error stays inside its chunk. On the 3,153
 // error-free files of the development corpus, each chunk parsed alone gives the same nodes
 // as the whole file's parse (docs/performance-log.md, "Texts with syntax errors, chunk by chunk").
+import { RecentTexts } from './recent-texts';
 
 /** A line that may start a chunk: a definition or a decorator. */
 const CHUNK_HEAD = /^(?:async[ \t]+def\b|def\b|class\b|@[A-Za-z_])/;
@@ -22,26 +23,19 @@ export function chunkStarts(text: string): number[] {
   // The text looked up moves to the front: each version with an error after an error-free one
   // reads the error-free text's chunks (chunked.ts), and typing a key and deleting it at one
   // place after another comes back to that text each time; it must outlast the texts with errors.
-  const at = recent.findIndex((entry) => entry.text === text);
-  if (at !== -1) {
-    const [known] = recent.splice(at, 1);
-    recent.unshift(known);
-    return known.starts;
-  }
-  const starts = groupSmallChunks(text, chunkHeads(text), text.length);
-  recent.unshift({ text, starts, definitionCuts: new Map(), literalCuts: new Map() });
-  recent.length = Math.min(recent.length, RECENT_TEXTS);
-  return starts;
+  return recent.get(text, () => ({
+    starts: groupSmallChunks(text, chunkHeads(text), text.length),
+    definitionCuts: new Map(),
+    literalCuts: new Map(),
+  })).starts;
 }
 
-/** The last texts scanned or looked up, most recent first: their chunk starts, and the cuts of their large definitions and literals by chunk start. */
-const recent: {
-  text: string;
+/** The last texts scanned or looked up: their chunk starts, and the cuts of their large definitions and literals by chunk start. */
+const recent = new RecentTexts<{
   starts: number[];
   definitionCuts: Map<number, { end: number; cuts: DefinitionCuts | undefined }>;
   literalCuts: Map<number, { end: number; cuts: LiteralCuts | undefined }>;
-}[] = [];
-const RECENT_TEXTS = 2;
+}>(2);
 
 /** A chunk this long or longer always ends at the next start. */
 const SMALL_CHUNK = 400;
@@ -206,8 +200,7 @@ export function definitionCuts(
   minLength = SPLIT_DEFINITION,
 ): DefinitionCuts | undefined {
   if (end - start < minLength) return undefined;
-  const known =
-    minLength === SPLIT_DEFINITION ? recent.find((entry) => entry.text === text)?.definitionCuts : undefined;
+  const known = minLength === SPLIT_DEFINITION ? recent.peek(text)?.definitionCuts : undefined;
   return keptCuts(known, start, end, () => scanDefinitionCuts(text, start, end));
 }
 
@@ -327,7 +320,7 @@ export interface LiteralCuts {
 export function literalCuts(text: string, start: number, end: number): LiteralCuts | undefined {
   if (end - start < SPLIT_LITERAL || !startsStatement(text, start)) return undefined;
   if (CHUNK_HEAD.test(text.slice(start, start + HEAD_LENGTH))) return undefined;
-  const known = recent.find((entry) => entry.text === text)?.literalCuts;
+  const known = recent.peek(text)?.literalCuts;
   return keptCuts(known, start, end, () => scanLiteralCuts(text, start, end));
 }
 

@@ -9,6 +9,8 @@
 // of Debian's torch and torchvision, docs/performance-log.md, "Long comment blocks").
 // Suppression comments (`shardlens`, `noqa`) are never left out: they are read from the tree.
 import type { Point, Range } from 'web-tree-sitter';
+import { pointAfter, pointAt } from './points';
+import { RecentTexts } from './recent-texts';
 
 /** A run with fewer comment lines than this is parsed as it is (its look-aheads cost little). */
 export const MIN_QUIET_RUN = 16;
@@ -28,18 +30,22 @@ interface QuietSpan {
  */
 const MUST_STAY = /shardlens|noqa|["'\\{}]/i;
 
+/** A text's spans, and the included ranges of a parse of all of it (made once, when it has spans). */
+interface QuietText {
+  spans: readonly QuietSpan[];
+  whole?: Range[];
+}
+
 /** The last texts' spans: a version's text is parsed several times (chunks, groups, windows). */
-const recent: { text: string; spans: readonly QuietSpan[] }[] = [];
-const RECENT_TEXTS = 2;
+const recent = new RecentTexts<QuietText>(2);
 
 /** The lines of `text` left out of every parse of it (see the top of this file), in order. */
 export function quietSpans(text: string): readonly QuietSpan[] {
-  const known = recent.find((entry) => entry.text === text);
-  if (known) return known.spans;
-  const spans = scanQuietSpans(text);
-  recent.unshift({ text, spans });
-  recent.length = Math.min(recent.length, RECENT_TEXTS);
-  return spans;
+  return quietText(text).spans;
+}
+
+function quietText(text: string): QuietText {
+  return recent.get(text, () => ({ spans: scanQuietSpans(text) }));
 }
 
 /** A comment line: where it starts, where its `#` is, where the next line starts. */
@@ -109,18 +115,13 @@ const CR = 13;
 /** tree-sitter's rows (it counts `\n` only) of offsets asked for in increasing order. */
 class RowCounter {
   private offset = 0;
-  private row = 0;
+  private point: Point = { row: 0, column: 0 };
   constructor(private readonly text: string) {}
 
   rowAt(offset: number): number {
-    for (
-      let at = this.text.indexOf('\n', this.offset);
-      at !== -1 && at < offset;
-      at = this.text.indexOf('\n', at + 1)
-    )
-      this.row++;
+    this.point = pointAfter(this.text, this.offset, offset, this.point);
     this.offset = offset;
-    return this.row;
+    return this.point.row;
   }
 }
 
@@ -147,9 +148,14 @@ function addRunSpans(text: string, run: readonly CommentLine[], spans: QuietSpan
  * the {@link quietSpans}. Undefined when none of those lies in them: the parse goes as asked.
  */
 export function quietRanges(text: string, requested?: readonly Range[]): Range[] | undefined {
-  const spans = quietSpans(text);
-  if (spans.length === 0) return undefined;
-  const wanted = requested ?? [wholeText(text)];
+  const quiet = quietText(text);
+  if (quiet.spans.length === 0) return undefined;
+  if (!requested) return (quiet.whole ??= rangesLeavingOut(quiet.spans, [wholeText(text)]));
+  return rangesLeavingOut(quiet.spans, requested);
+}
+
+/** `wanted` less `spans`; undefined when no span lies in them. */
+function rangesLeavingOut(spans: readonly QuietSpan[], wanted: readonly Range[]): Range[] | undefined {
   const ranges: Range[] = [];
   let leftOut = false;
   let k = 0;
@@ -185,17 +191,12 @@ function piece(start: number, startPosition: Point, end: number, endPosition: Po
 }
 
 function wholeText(text: string): Range {
-  let row = 0;
-  let lineStart = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) {
-    row++;
-    lineStart = at + 1;
-  }
+  const start = { row: 0, column: 0 };
   return {
     startIndex: 0,
     endIndex: text.length,
-    startPosition: { row: 0, column: 0 },
-    endPosition: { row, column: text.length - lineStart },
+    startPosition: start,
+    endPosition: pointAt(text, text.length),
   };
 }
 

@@ -5,7 +5,7 @@
 import type { ParseState, Parser, Tree } from 'web-tree-sitter';
 import { composeSpans, narrowSpan, spanningEdit, treeEdit, type TextEdit } from './edit-spans';
 import { lowerTree, type SyntaxNode } from './syntax';
-import { hasUnpairedBracket } from './bracket-balance';
+import { hasUnpairedBracket, mayChangeBrackets } from './bracket-balance';
 import type { ParsedSource } from './parser';
 import { lowerWindow, setWindowFault, type WindowOutcome } from './window-parse';
 import {
@@ -113,17 +113,6 @@ export interface IncrementalStats {
 
 /** Parses of every DocumentTrees in this process, for the benchmark (an in-process server has no other window on them). */
 export const processParseCounts = { incremental: 0, fallbacks: 0, fresh: 0, windows: 0, chunked: 0 };
-
-/** Code units that can open, close or hide a bracket (strings, comments, line joins). */
-const BRACKET_OR_QUOTE = /[()[\]{}'"#\\\n]/;
-
-/** Whether the edit `span` (of `before`, giving `after`) changed any of {@link BRACKET_OR_QUOTE}. */
-function mayChangeBrackets(before: string, after: string, span: TextSpan): boolean {
-  return (
-    BRACKET_OR_QUOTE.test(before.slice(span.start, span.oldEnd)) ||
-    BRACKET_OR_QUOTE.test(after.slice(span.start, span.newEnd))
-  );
-}
 
 /**
  * Whether the edit since the last version of `entry` changed a bracket or a quote and left
