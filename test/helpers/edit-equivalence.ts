@@ -70,6 +70,38 @@ export function largeClassFiles(): { name: string; text: string }[] {
   }));
 }
 
+/**
+ * Files whose large class is the only statement of another class or function, as torch's
+ * distributed tests keep their base class (parsed member by member under both headers when
+ * they have errors: definition-chunks.ts): inside a class, after a comment, still decorated;
+ * and inside a function, undecorated.
+ */
+export function nestedClassFiles(): { name: string; text: string }[] {
+  const [first, second] = largeClassFiles();
+  return [
+    {
+      name: `${first.name} inside a class`,
+      text: nestFirstClass(first.text, ['class Suite:', '    # The base class.']),
+    },
+    {
+      name: `${second.name} inside a function`,
+      text: nestFirstClass(second.text.replace(/^@.*\n(?=class )/m, ''), ['def build_trainer(config):']),
+    },
+  ];
+}
+
+/** `text` with its first class at column 0 (and its decorators) indented under `header`. */
+function nestFirstClass(text: string, header: string[]): string {
+  const lines = text.split('\n');
+  const classLine = lines.findIndex((line) => line.startsWith('class '));
+  let start = classLine;
+  while (lines[start - 1]?.startsWith('@')) start--;
+  let end = classLine + 1;
+  while (end < lines.length && !/^[^\s#]/.test(lines[end])) end++;
+  const nested = lines.slice(start, end).map((line) => (line ? `    ${line}` : line));
+  return [...lines.slice(0, start), ...header, ...nested, ...lines.slice(end)].join('\n');
+}
+
 /** Training scripts of a few long functions (parsed statement group by statement group when they have errors: definition-chunks.ts). */
 export function largeFunctionFiles(): { name: string; text: string }[] {
   return [51, 52].map((seed) => ({

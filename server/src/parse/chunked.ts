@@ -8,12 +8,8 @@
 // entries (literal-chunks.ts).
 import type { Parser } from 'web-tree-sitter';
 import { chunkStarts } from './chunks';
-import {
-  lowerDefinitionChunk,
-  shiftSplit,
-  splitOfWholeDefinition,
-  type DefinitionSplit,
-} from './definition-chunks';
+import { lowerDefinitionChunk } from './definition-chunks';
+import { shiftSplit, splitOfWholeDefinition, type DefinitionSplit } from './definition-split';
 import {
   lowerLiteralChunk,
   shiftLiteralSplit,

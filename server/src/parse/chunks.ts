@@ -5,6 +5,7 @@
 // error-free files of the development corpus, each chunk parsed alone gives the same nodes
 // as the whole file's parse (docs/performance-log.md, "Texts with syntax errors, chunk by chunk").
 import { RecentTexts } from './recent-texts';
+import { scanLines, STOP } from './line-scan';
 
 /** A line that may start a chunk: a definition or a decorator. */
 const CHUNK_HEAD = /^(?:async[ \t]+def\b|def\b|class\b|@[A-Za-z_])/;
@@ -181,6 +182,18 @@ export interface DefinitionCuts {
   cuts: number[];
   /** What the chunk defines. */
   type: 'class_definition' | 'function_definition';
+  /**
+   * When the definition's body is one large definition and nothing else: that definition,
+   * whose body the cuts are in. The header lines then run from the outer `class` or `def`
+   * line to the inner definition's body, and each group is parsed under both.
+   */
+  inner?: {
+    /** Where the inner definition's node starts: its first decorator, or its `class` or `def`. */
+    topStart: number;
+    /** Where its `class` or `def` starts. */
+    definitionStart: number;
+    type: 'class_definition' | 'function_definition';
+  };
 }
 
 /**
@@ -222,14 +235,61 @@ function keptCuts<T>(
   return cuts;
 }
 
-/** The cuts of {@link definitionCuts}, scanned. */
+/** The cuts of {@link definitionCuts}, scanned: the definition's own, or those of the one definition its body holds (see {@link DefinitionCuts.inner}). */
 function scanDefinitionCuts(text: string, start: number, end: number): DefinitionCuts | undefined {
-  let definitionStart = SPLIT_HEAD.test(text.slice(start, start + HEAD_LENGTH)) ? start : -1;
-  if (definitionStart === -1 && text[start] !== '@') return undefined;
+  const outer = scanBody(text, start, end, '');
+  if (!outer?.soleMember) return outer?.cuts;
+  const inner = scanBody(text, outer.bodyStart, outer.memberEnd, outer.bodyIndent)?.cuts;
+  return inner
+    ? {
+        definitionStart: outer.definitionStart,
+        headerEnd: inner.headerEnd,
+        cuts: inner.cuts,
+        type: outer.type,
+        inner: {
+          topStart: outer.bodyStart + outer.bodyIndent.length,
+          definitionStart: inner.definitionStart,
+          type: inner.type,
+        },
+      }
+    : outer.cuts;
+}
+
+/** What {@link scanBody} found of a definition at one indentation. */
+interface ScannedBody {
+  /** The cuts of its body, when it has any. */
+  cuts?: DefinitionCuts;
+  definitionStart: number;
+  type: DefinitionCuts['type'];
+  /** The start of the body's first line with code, and that line's indentation. */
+  bodyStart: number;
+  bodyIndent: string;
+  /**
+   * Whether the body's only statement is one definition (decorated or not), with nothing
+   * less indented after it: its body may be cut instead, with both headers before each group.
+   */
+  soleMember: boolean;
+  /** Where the definition ends: the first line after it with code at its own indentation, or the end. */
+  memberEnd: number;
+}
+
+/**
+ * The definition starting the line at `start` (after its indentation `base`, with its
+ * decorators) to `end`: where its header ends, and the cuts of {@link definitionCuts}.
+ */
+function scanBody(text: string, start: number, end: number, base: string): ScannedBody | undefined {
+  const opening = start + base.length;
+  let definitionStart = SPLIT_HEAD.test(text.slice(opening, opening + HEAD_LENGTH)) ? opening : -1;
+  if (definitionStart === -1 && text[opening] !== '@') return undefined;
   let bodyIndent: string | undefined;
   let headerEnd = -1;
   let decorating = false;
   let afterShallowComment = false;
+  /** The heads of the body's statements at its indentation, until one that is not a decorator. */
+  let bodyStatements = 0;
+  let soleMember = true;
+  /** Where code at the definition's own indentation first follows its body (-1: none does). */
+  let memberEnd = -1;
   const heads = [start];
   const isClass = () => text.startsWith('class', definitionStart);
   scanLines(text, start, end, (i, depth) => {
@@ -248,21 +308,30 @@ function scanDefinitionCuts(text: string, start: number, end: number): Definitio
     }
     if (definitionStart === -1) {
       // The decorators: the class or function follows them.
-      if (indent === '' && SPLIT_HEAD.test(head)) definitionStart = i;
-      return indent === '' && char === '@' ? depth : definitionStart === -1 ? STOP : 0;
+      if (indent === base && SPLIT_HEAD.test(head)) definitionStart = j;
+      return indent === base && char === '@' ? depth : definitionStart === -1 ? STOP : 0;
     }
     if (bodyIndent === undefined) {
       bodyIndent = indent;
       headerEnd = i;
       decorating = char === '@';
-      return indent === '' ? STOP : depth;
+      soleMember = (decorating || SPLIT_HEAD.test(head)) && indent.length > base.length;
+      bodyStatements = decorating ? 0 : 1;
+      return indent.length <= base.length ? STOP : depth;
     }
+    if (memberEnd !== -1) {
+      // (After the definition: module-level code, as in the whole parse.)
+    } else if (bodyStatements === 0 && indent === bodyIndent) {
+      soleMember &&= char === '@' || SPLIT_HEAD.test(head);
+      bodyStatements = char === '@' ? 0 : 1;
+    } else if (indent === base) memberEnd = i;
+    else if (indent.length <= bodyIndent.length || !indent.startsWith(bodyIndent)) soleMember = false;
     // NOTE: after a simple statement at column 0, lines indented like the body are no
     // members, but tree-sitter reads that indentation as whitespace, without an error (`x = 1`
     // then `    def f(self):` parses clean): the cuts go on, and a group with nodes after its
     // definition and no error has the whole chunk parsed instead (definition-chunks.ts). After a
     // compound statement or a definition, they are its body: no more cuts.
-    if (indent === '') return COMPOUND_HEAD.test(head) ? STOP : depth;
+    if (indent === base) return COMPOUND_HEAD.test(head) ? STOP : depth;
     if (indent === bodyIndent && startsGroup(text, j, head, isClass())) {
       if (!decorating && !afterShallowComment && i !== headerEnd) heads.push(i);
       decorating = char === '@';
@@ -273,10 +342,18 @@ function scanDefinitionCuts(text: string, start: number, end: number): Definitio
     afterShallowComment = false;
     return depth;
   });
+  if (definitionStart === -1 || headerEnd <= definitionStart || bodyIndent === undefined) return undefined;
+  const type = isClass() ? 'class_definition' : 'function_definition';
   const cuts = groupSmallChunks(text, heads, end).slice(1);
-  return cuts.length && headerEnd > definitionStart && definitionStart !== -1
-    ? { definitionStart, headerEnd, cuts, type: isClass() ? 'class_definition' : 'function_definition' }
-    : undefined;
+  return {
+    ...(cuts.length ? { cuts: { definitionStart, headerEnd, cuts, type } } : {}),
+    definitionStart,
+    type,
+    bodyStart: headerEnd,
+    bodyIndent,
+    soleMember: soleMember && bodyStatements === 1,
+    memberEnd: memberEnd === -1 ? end : memberEnd,
+  };
 }
 
 /**
@@ -379,102 +456,3 @@ function opensLiteral(text: string, at: number): boolean {
   if (text[at] === '[') return !afterName;
   return true;
 }
-
-/** What a {@link scanLines} visitor returns to end the scan. */
-const STOP = -1;
-
-/**
- * Calls `atLine(i, depth, last)` at the start `i` of each line in `[from, to)` that is not
- * inside a string or a line continued by `\\`, with the depth of the brackets open there
- * and the offset of the last character before it outside strings, comments and whitespace
- * (-1 if none; a string counts as its closing quote); it returns the depth to go on with,
- * or {@link STOP}. `from` is taken to be a line start outside strings and brackets; it is
- * not itself visited.
- */
-export function scanLines(
-  text: string,
-  from: number,
-  to: number,
-  atLine: (lineStart: number, depth: number, last: number) => number,
-): void {
-  let depth = 0;
-  let last = -1;
-  /** The open string's quote: `"`, `'`, `"""` or `'''`; '' outside strings. */
-  let quote = '';
-  let atLineStart = false;
-  let continued = false;
-  let i = from;
-  // NOTE: a regular expression finds the next character that matters (outside strings a line
-  // break, a bracket, a quote, a `#` or a backslash; in a string its end or a backslash): this
-  // scan reads every text a version with errors is cut in, and stepping through it character
-  // by character took 3 ms on a 5,658-line file.
-  while (i < to) {
-    if (atLineStart) {
-      atLineStart = false;
-      if (!quote && !continued) depth = atLine(i, depth, last);
-      if (depth === STOP) return;
-      continued = false;
-    }
-    if (quote) {
-      const stringMark = STRING_MARK[quote];
-      stringMark.lastIndex = i;
-      const k = stringMark.exec(text)?.index ?? text.length;
-      if (k >= to) return;
-      const code = text.charCodeAt(k);
-      if (code === BACKSLASH) i = k + 2;
-      else if (code === NEWLINE) {
-        // A one-quote string ends with its line (a syntax error if it was not closed).
-        quote = '';
-        atLineStart = true;
-        i = k + 1;
-      } else {
-        i = k + quote.length;
-        last = i - 1;
-        quote = '';
-      }
-      continue;
-    }
-    CODE_MARK.lastIndex = i;
-    const k = CODE_MARK.exec(text)?.index ?? text.length;
-    for (let back = Math.min(k, to) - 1; back >= i; back--) {
-      const code = text.charCodeAt(back);
-      if (code !== SPACE && code !== TAB && code !== CR && code !== FORM_FEED) {
-        last = back;
-        break;
-      }
-    }
-    if (k >= to) return;
-    const char = text[k];
-    i = k + 1;
-    if (char === '\n') atLineStart = true;
-    else if (char === '#') {
-      const end = text.indexOf('\n', k);
-      i = end === -1 ? text.length : end;
-    } else {
-      last = k;
-      if (char === '"' || char === "'") {
-        quote = text.startsWith(char + char + char, k) ? char + char + char : char;
-        i = k + quote.length;
-      } else if (char === '\\') {
-        if (text[k + 1] === '\n' || text[k + 1] === '\r') continued = true;
-      } else if (char === '(' || char === '[' || char === '{') depth++;
-      else if (depth > 0) depth--;
-    }
-  }
-}
-
-/** The characters {@link scanLines} stops at outside strings. */
-const CODE_MARK = /[\n#"'\\()[\]{}]/g;
-/** In each kind of string: what ends it, and a backslash (it escapes the character after it). */
-const STRING_MARK: Record<string, RegExp> = {
-  '"': /[\n"\\]/g,
-  "'": /[\n'\\]/g,
-  '"""': /\\|"""/g,
-  "'''": /\\|'''/g,
-};
-const NEWLINE = 10;
-const BACKSLASH = 92;
-const SPACE = 32;
-const TAB = 9;
-const CR = 13;
-const FORM_FEED = 12;

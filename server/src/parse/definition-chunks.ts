@@ -4,10 +4,12 @@
 // header lines before it (tree-sitter included ranges), and the groups' nodes go under one
 // definition node and its body. A keystroke in one method, or in one part of a long training
 // function, then re-parses that group alone, where the whole definition (in one public file,
-// 96 % of it) was parsed before. On the error-free files of the development corpus, every
+// 96 % of it) was parsed before. A definition whose body is one large definition (torch's
+// distributed tests keep their base class inside another) is cut inside that one, each group
+// parsed under both headers. On the error-free files of the development corpus, every
 // class and function split this way gives the nodes of the whole-file parse
-// (docs/performance-log.md, "Large classes, member by member" and "Large functions, statement
-// group by statement group").
+// (docs/performance-log.md, "Large classes, member by member", "Large functions, statement
+// group by statement group" and "A large class inside another").
 import type { Parser } from 'web-tree-sitter';
 import type { ChunkRecord, PreviousChunks } from './chunked';
 import { definitionCuts, type DefinitionCuts } from './chunks';
@@ -16,31 +18,16 @@ import type { TextSpan } from './lower-reuse';
 import { lineRange } from './points';
 import { indexSlotOf, LoweredNode, lowerTree, type SourceText } from './syntax';
 import { transplant, unverifiedOf } from './transplant';
-import { collectGroups, groupsUnverified, nodesInside, type ChunkGroup } from './chunk-groups';
+import { collectGroups, groupsUnverified, nodesInside } from './chunk-groups';
 import { includedRangesOf } from './comment-runs';
-
-/** A class or function chunk cut into groups of its body's statements, for the next version to reuse the unchanged ones. */
-export interface DefinitionSplit {
-  /** What the chunk defines. */
-  type: DefinitionCuts['type'];
-  /** Where the `class` or `def` line starts and the header lines end (see {@link DefinitionCuts}). */
-  definitionStart: number;
-  headerEnd: number;
-  groups: MemberGroup[];
-}
-
-/** One group of a definition's body statements, as a parse of the header lines and the group gives them. */
-interface MemberGroup extends ChunkGroup {
-  /** The nodes the group adds to the definition's body, in order. */
-  members: LoweredNode[];
-  /** The module-level nodes after the definition in the group's parse: the chunk's last nodes when the group is the last. */
-  after: LoweredNode[];
-  hasError: boolean;
-  /** For a group just parsed: the previous version's statements it took back, with how far each moves. */
-  moved?: ReadonlyMap<LoweredNode, number>;
-  /** The first group only: the definition node's children before its body, where the body starts, and a decorated definition's decorators (and comments between them). */
-  head?: { children: LoweredNode[]; bodyStart: number; decorators?: LoweredNode[] };
-}
+import {
+  groupNodes,
+  headNodes,
+  innerParts,
+  shiftGroup,
+  type DefinitionSplit,
+  type MemberGroup,
+} from './definition-split';
 
 /** Counts for the benchmark and tests. */
 export const definitionChunkCounts = { parsed: 0, reused: 0, declined: 0 };
@@ -87,44 +74,22 @@ export function lowerDefinitionChunk(
   // NOTE: a group before the last with nodes after its definition and no error holds a simple
   // statement at column 0 (see definitionCuts): the lines after it are not the definition's in the
   // whole parse, so the whole chunk is parsed instead.
-  if (groups.some((group, k) => k + 1 < groups.length && group.after.length > 0 && !group.hasError)) {
+  const stray = (group: MemberGroup) => group.after.length + (group.innerAfter?.length ?? 0) > 0;
+  if (groups.some((group, k) => k + 1 < groups.length && stray(group) && !group.hasError)) {
     definitionChunkCounts.declined++;
     return undefined;
   }
   // NOTE: only now, with every group accepted: taking back statements moves the previous
   // version's nodes, which the whole-chunk parse of a declined split must find in place.
   const settled = groups.map((group, k) => (reused.has(k) ? group : takeBack(group, previous)));
-  const { definitionStart, headerEnd, type } = cuts;
+  const { definitionStart, headerEnd, type, inner } = cuts;
   return assembleDefinition(
     source,
     start,
     end,
-    { type, definitionStart, headerEnd, groups: settled },
+    { type, definitionStart, headerEnd, ...(inner ? { inner } : {}), groups: settled },
     shifts,
   );
-}
-
-/** A split kept whole by a chunk that moved by `shift`: its offsets moved too. */
-export function shiftSplit(split: DefinitionSplit, shift: number): DefinitionSplit {
-  return shift === 0
-    ? split
-    : {
-        type: split.type,
-        definitionStart: split.definitionStart + shift,
-        headerEnd: split.headerEnd + shift,
-        groups: split.groups.map((group) => shiftGroup(group, shift)),
-      };
-}
-
-function shiftGroup(group: MemberGroup, shift: number): MemberGroup {
-  if (shift === 0 && !group.moved) return group;
-  const { moved: _moved, ...rest } = group;
-  return {
-    ...rest,
-    start: group.start + shift,
-    end: group.end + shift,
-    ...(group.head ? { head: { ...group.head, bodyStart: group.head.bodyStart + shift } } : {}),
-  };
 }
 
 /**
@@ -143,10 +108,11 @@ function unchangedGroups(split: DefinitionSplit, span: TextSpan, length: number)
 function parseGroup(
   parser: Parser,
   source: SourceText,
-  { definitionStart, headerEnd, type }: DefinitionCuts,
+  cuts: DefinitionCuts,
   start: number,
   end: number,
 ): MemberGroup | undefined {
+  const { definitionStart, headerEnd, type } = cuts;
   definitionChunkCounts.parsed++;
   const first = start <= definitionStart;
   const ranges = first
@@ -182,14 +148,22 @@ function parseGroup(
   const body = definition?.children.find((child) => child.field === 'body');
   const headChildren: LoweredNode[] = [];
   const members: LoweredNode[] = [];
-  if (definition?.type === type && definition.startIndex === definitionStart && body?.type === 'block') {
+  /** An inner definition's split: the outer definition's nodes after the inner one (see {@link MemberGroup.innerAfter}). */
+  const innerAfter: LoweredNode[] = [];
+  const found =
+    definition?.type === type && definition.startIndex === definitionStart && body?.type === 'block';
+  const inner = found && cuts.inner ? innerParts(cuts.inner, body) : undefined;
+  if (found && (inner || !cuts.inner)) {
     let beforeBody = true;
     for (const child of definition.children) {
       if (child === body) {
         beforeBody = false;
-        for (const member of body.children) if (member.startIndex >= start) members.push(member);
+        if (inner) {
+          members.push(...inner.members.filter((member) => member.startIndex >= start));
+          innerAfter.push(...body.children.slice(inner.index + 1).filter((node) => node.startIndex >= start));
+        } else for (const member of body.children) if (member.startIndex >= start) members.push(member);
       } else if (first && beforeBody) headChildren.push(child);
-      else if (child.startIndex >= start) members.push(child);
+      else if (child.startIndex >= start) (inner ? innerAfter : members).push(child);
     }
   } else if (first || !hasError) return undefined;
   // NOTE: an error can keep a group's parse from making a definition of the header at all (an
@@ -204,8 +178,18 @@ function parseGroup(
     end,
     members,
     after,
+    ...(cuts.inner ? { innerAfter } : {}),
     hasError,
-    ...(first ? { head: { children: headChildren, bodyStart: body!.startIndex, decorators } } : {}),
+    ...(first
+      ? {
+          head: {
+            children: headChildren,
+            bodyStart: body!.startIndex,
+            decorators,
+            ...(inner ? { inner: inner.head } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -215,20 +199,22 @@ function parseGroup(
  * may reuse.
  */
 function takeBack(group: MemberGroup, previous: PreviousChunks | undefined): MemberGroup {
-  const nodes = [...group.members, ...group.after];
+  const innerAfter = group.innerAfter ?? [];
+  const nodes = [...group.members, ...innerAfter, ...group.after];
   const taken = previous ? transplant(nodes, previous, group.start, group.end) : undefined;
-  const { head } = group;
   const unverified = group.hasError
     ? unverifiedOf(
-        [...(head?.decorators ?? []), ...(head?.children ?? []), ...nodes],
+        [...headNodes(group), ...nodes],
         taken?.moved ?? new Map(),
         taken?.unverifiedTwins ?? new Set(),
       )
     : undefined;
+  const afterInner = group.members.length + innerAfter.length;
   return {
     ...group,
     members: nodes.slice(0, group.members.length),
-    after: nodes.slice(group.members.length),
+    ...(group.innerAfter ? { innerAfter: nodes.slice(group.members.length, afterInner) } : {}),
+    after: nodes.slice(afterInner),
     moved: taken?.moved ?? new Map(),
     ...(unverified ? { unverified } : {}),
   };
@@ -255,19 +241,52 @@ function assembleDefinition(
   const top = head.decorators ? node(source, 'decorated_definition', null, start, end) : definition;
   adopt(definition, [...head.children, body]);
   if (top !== definition) adopt(top, [...head.decorators!, definition]);
+  const made = [top, definition, body];
+  // An inner definition's split: the groups' statements go into the inner body (see DefinitionCuts.inner).
+  let members = body;
+  let innerTop: LoweredNode | undefined;
+  if (split.inner && head.inner) {
+    const { inner } = head;
+    const innerDefinition = node(
+      source,
+      split.inner.type,
+      inner.decorators ? 'definition' : null,
+      split.inner.definitionStart,
+      end,
+    );
+    members = node(source, 'block', 'body', inner.bodyStart, end);
+    innerTop = inner.decorators
+      ? node(source, 'decorated_definition', null, split.inner.topStart, end)
+      : innerDefinition;
+    adopt(innerDefinition, [...inner.children, members]);
+    if (innerTop !== innerDefinition) adopt(innerTop, [...inner.decorators!, innerDefinition]);
+    adopt(body, [...inner.before, innerTop]);
+    made.push(innerTop, innerDefinition, members);
+  }
   const moved = new Map<LoweredNode, number>();
   let hasError = false;
   groups.forEach((group, k) => {
-    adopt(body, group === last ? group.members : [...group.members, ...group.after]);
+    adopt(
+      members,
+      group === last ? group.members : [...group.members, ...(group.innerAfter ?? []), ...group.after],
+    );
     hasError ||= group.hasError;
     if (group.moved) for (const [node, shift] of group.moved) moved.set(node, shift);
     else for (const node of groupNodes(group)) moved.set(node, shifts[k]);
   });
-  // The body ends with its last statement (where it moves to), and the definition with its body.
-  const lastChild = body.children[body.children.length - 1];
-  body.endIndex = lastChild ? lastChild.endIndex + (moved.get(lastChild) ?? 0) : head.bodyStart;
+  // Each body ends with its last statement (where it moves to), and its definition with it.
+  const endOf = (block: LoweredNode, bodyStart: number) => {
+    const lastChild = block.children[block.children.length - 1];
+    return lastChild ? lastChild.endIndex + (moved.get(lastChild) ?? 0) : bodyStart;
+  };
+  if (innerTop) {
+    members.endIndex = endOf(members, head.inner!.bodyStart);
+    members.parent!.endIndex = innerTop.endIndex = members.endIndex;
+    adopt(body, last.innerAfter ?? []);
+  }
+  body.endIndex = endOf(body, head.bodyStart);
   definition.endIndex = top.endIndex = body.endIndex;
-  const unverified = hasError ? groupsUnverified([...new Set([top, definition, body])], groups) : undefined;
+  const unverified = hasError ? groupsUnverified([...new Set(made)], groups) : undefined;
   return {
     start,
     end,
@@ -298,60 +317,4 @@ function adopt(parent: LoweredNode, children: readonly LoweredNode[]): void {
     child.parent = parent;
     parent.children.push(child);
   }
-}
-
-/** Every node a group holds at its top: decorators and the definition's first children (first group), members, nodes after. */
-function groupNodes(group: MemberGroup): LoweredNode[] {
-  const { head } = group;
-  return [...(head?.decorators ?? []), ...(head?.children ?? []), ...group.members, ...group.after];
-}
-
-/**
- * The split of a class or function chunk of an error-free whole-file lowering (`nodes`: the
- * definition or its decorated definition, then the nodes after it), when each of the definition's children
- * lies inside one group: what parsing each group gives (docs/performance-log.md).
- */
-export function splitOfWholeDefinition(
-  text: string,
-  start: number,
-  end: number,
-  nodes: readonly LoweredNode[],
-): DefinitionSplit | undefined {
-  const cuts = definitionCuts(text, start, end);
-  const [top, ...after] = nodes;
-  const decorated = top?.type === 'decorated_definition';
-  const definition = decorated ? top.children[top.children.length - 1] : top;
-  const body = definition?.children.find((child) => child.field === 'body');
-  if (
-    !cuts ||
-    definition?.type !== cuts.type ||
-    definition.startIndex !== cuts.definitionStart ||
-    body?.type !== 'block'
-  )
-    return undefined;
-  const headChildren = definition.children.filter((child) => child !== body);
-  if (headChildren.some((child) => child.startIndex > body.startIndex)) return undefined;
-  const bounds = [start, ...cuts.cuts, end];
-  const groups: MemberGroup[] = [];
-  let next = 0;
-  for (let k = 0; k + 1 < bounds.length; k++) {
-    const members: LoweredNode[] = [];
-    while (next < body.children.length && body.children[next].startIndex < bounds[k + 1]) {
-      const member = body.children[next++];
-      if (member.startIndex < bounds[k] || member.endIndex > bounds[k + 1]) return undefined;
-      members.push(member);
-    }
-    const isLast = k + 2 === bounds.length;
-    const decorators = decorated ? top.children.slice(0, -1) : undefined;
-    groups.push({
-      start: bounds[k],
-      end: bounds[k + 1],
-      members,
-      after: isLast ? [...after] : [],
-      hasError: false,
-      ...(k === 0 ? { head: { children: headChildren, bodyStart: body.startIndex, decorators } } : {}),
-    });
-  }
-  if (after.some((node) => node.startIndex < bounds[bounds.length - 2])) return undefined;
-  return { type: cuts.type, definitionStart: cuts.definitionStart, headerEnd: cuts.headerEnd, groups };
 }

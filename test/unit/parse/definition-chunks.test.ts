@@ -154,6 +154,53 @@ function pythonFiles(dir: string, found: string[] = []): string[] {
   return found;
 }
 
+test('a definition whose body is one definition is cut inside it, under both headers, and parses as in the whole file', async () => {
+  const parser = await initParser({ wasmDir });
+  const members = (names: string, indent: string) => [...names].map((name) => method(name, indent));
+  const inner = (indent: string) => [
+    `${indent}class Base(TestCase):`,
+    `${indent}    scale = 2`,
+    ...members('abcdefghijkl', `${indent}    `),
+  ];
+  const texts = {
+    'a class in a class': ['class Suite:', ...inner('    ')],
+    'a decorated class after a comment in a function, then module code': [
+      'def build(config):',
+      '    # The base class.',
+      '    @dataclass',
+      ...inner('    '),
+      'DEFAULT = build(None)',
+      '    x = 1',
+    ],
+    'a class in a decorated function': ['@cache', 'def build():', ...inner('    ')],
+  };
+  for (const [name, lines] of Object.entries(texts)) {
+    const text = lines.join('\n') + '\n';
+    const cuts = definitionCuts(text, 0, text.length, 0);
+    assert.ok(cuts?.inner, `${name}: not cut inside the inner class`);
+    // (The first group, the headers and `scale = 2`, is short: it runs on to `def b`.)
+    assert.equal(text.slice(cuts.headerEnd).split('\n')[0].trim(), 'scale = 2', name);
+    assert.deepEqual(
+      cuts.cuts.map((at) => text.slice(at).split('\n')[0].trim()),
+      [...'bcdefghijkl'].map((m) => `def ${m}(self, x):`),
+      name,
+    );
+    const tree = parser.parse(text)!;
+    assert.equal(tree.rootNode.hasError, false, name);
+    const whole = lowerTree(tree, text).root;
+    tree.delete();
+    const chunk = lowerDefinitionChunk(parser, new SourceText(text), 0, text.length, undefined, undefined, 0);
+    assert.ok(chunk, name);
+    assert.deepEqual(chunk.nodes.length, whole.children.length, name);
+    chunk.nodes.forEach((node, k) =>
+      assert.equal(sameTree(node, whole.children[k] as LoweredNode), undefined, name),
+    );
+  }
+  // Not when the outer body holds anything else at its indentation: the inner class is then one group.
+  const twoMembers = ['class Suite:', ...inner('    '), '    other = 1', ''].join('\n');
+  assert.equal(definitionCuts(twoMembers, 0, twoMembers.length, 0)?.inner, undefined);
+});
+
 test("every class and function of torch's nn modules and torchvision's models, cut into groups, parses as in the whole file", async () => {
   const parser = await initParser({ wasmDir });
   // Real code from Debian's python3-torch and python3-torchvision (npm test installs them).
@@ -164,6 +211,8 @@ test("every class and function of torch's nn modules and torchvision's models, c
   assert.ok(files.length > 80, `${files.length} files: install python3-torch and python3-torchvision`);
   const definitions = { class_definition: 0, function_definition: 0 };
   let groups = 0;
+  /** Definitions cut inside the one definition their body holds (see DefinitionCuts.inner). */
+  let nested = 0;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     // (The whole file as the server parses it: long comment blocks' inner lines left out, comment-runs.ts.)
@@ -191,13 +240,15 @@ test("every class and function of torch's nn modules and torchvision's models, c
       );
       definitions[cuts.type]++;
       groups += cuts.cuts.length + 1;
+      if (cuts.inner) nested++;
     }
   }
-  // (Debian's torch 1.13 and torchvision 0.14: 291 classes and 326 functions in 1,745 groups.)
+  // (Debian's torch 1.13 and torchvision 0.14: 291 classes and 326 functions in 1,745 groups,
+  // 7 of them cut inside the one definition their body holds.)
   const { class_definition: classes, function_definition: functions } = definitions;
   assert.ok(
-    classes > 100 && functions > 100 && groups > 2 * (classes + functions),
-    `${classes} classes, ${functions} functions, ${groups} groups`,
+    classes > 100 && functions > 100 && groups > 2 * (classes + functions) && nested >= 5,
+    `${classes} classes, ${functions} functions, ${groups} groups, ${nested} nested`,
   );
 });
 
