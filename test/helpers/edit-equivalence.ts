@@ -71,27 +71,27 @@ export function largeClassFiles(): { name: string; text: string }[] {
 }
 
 /**
- * Files whose large class is the only statement of another class or function, as torch's
- * distributed tests keep their base class (parsed member by member under both headers when
- * they have errors: definition-chunks.ts): inside a class, after a comment, still decorated;
- * and inside a function, undecorated.
+ * Files whose large class opens another class or function, as torch's distributed tests keep
+ * their base class (parsed member by member under both headers when they have errors:
+ * definition-chunks.ts): inside a class, after a comment, still decorated, with a statement
+ * after it; and alone inside a function, undecorated.
  */
 export function nestedClassFiles(): { name: string; text: string }[] {
   const [first, second] = largeClassFiles();
   return [
     {
       name: `${first.name} inside a class`,
-      text: nestFirstClass(first.text, ['class Suite:', '    # The base class.']),
+      text: nestFirstClass(first.text, ['class Suite:', '    # The base class.'], ['    registry = {}']),
     },
     {
       name: `${second.name} inside a function`,
-      text: nestFirstClass(second.text.replace(/^@.*\n(?=class )/m, ''), ['def build_trainer(config):']),
+      text: nestFirstClass(second.text.replace(/^@.*\n(?=class )/m, ''), ['def build_trainer(config):'], []),
     },
   ];
 }
 
-/** `text` with its first class at column 0 (and its decorators) indented under `header`. */
-function nestFirstClass(text: string, header: string[]): string {
+/** `text` with its first class at column 0 (and its decorators) indented between `header` and `footer`. */
+function nestFirstClass(text: string, header: string[], footer: string[]): string {
   const lines = text.split('\n');
   const classLine = lines.findIndex((line) => line.startsWith('class '));
   let start = classLine;
@@ -99,7 +99,7 @@ function nestFirstClass(text: string, header: string[]): string {
   let end = classLine + 1;
   while (end < lines.length && !/^[^\s#]/.test(lines[end])) end++;
   const nested = lines.slice(start, end).map((line) => (line ? `    ${line}` : line));
-  return [...lines.slice(0, start), ...header, ...nested, ...lines.slice(end)].join('\n');
+  return [...lines.slice(0, start), ...header, ...nested, ...footer, ...lines.slice(end)].join('\n');
 }
 
 /** Training scripts of a few long functions (parsed statement group by statement group when they have errors: definition-chunks.ts). */

@@ -103,7 +103,7 @@ test(
 );
 
 test(
-  'in files whose large class sits alone in another class or function, after each of 2,000 random edits the incremental analysis equals a fresh one',
+  'in files whose large class opens another class or function, after each of 2,000 random edits the incremental analysis equals a fresh one',
   { timeout: 600_000 },
   async () => {
     const parser = await initParser({ wasmDir });

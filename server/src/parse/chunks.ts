@@ -183,9 +183,11 @@ export interface DefinitionCuts {
   /** What the chunk defines. */
   type: 'class_definition' | 'function_definition';
   /**
-   * When the definition's body is one large definition and nothing else: that definition,
-   * whose body the cuts are in. The header lines then run from the outer `class` or `def`
-   * line to the inner definition's body, and each group is parsed under both.
+   * When the definition's body opens with a definition and nothing else at the body's
+   * indentation starts a group (torch's distributed tests keep a large base class inside
+   * another): that definition, whose body the cuts are in. The header lines then run from
+   * the outer `class` or `def` line to the inner definition's body, and each group is parsed
+   * under both; what follows the inner definition in the outer body is the last group's.
    */
   inner?: {
     /** Where the inner definition's node starts: its first decorator, or its `class` or `def`. */
@@ -238,7 +240,7 @@ function keptCuts<T>(
 /** The cuts of {@link definitionCuts}, scanned: the definition's own, or those of the one definition its body holds (see {@link DefinitionCuts.inner}). */
 function scanDefinitionCuts(text: string, start: number, end: number): DefinitionCuts | undefined {
   const outer = scanBody(text, start, end, '');
-  if (!outer?.soleMember) return outer?.cuts;
+  if (!outer?.opensWithDefinition || outer.cutsInBody) return outer?.cuts;
   const inner = scanBody(text, outer.bodyStart, outer.memberEnd, outer.bodyIndent)?.cuts;
   return inner
     ? {
@@ -265,10 +267,13 @@ interface ScannedBody {
   bodyStart: number;
   bodyIndent: string;
   /**
-   * Whether the body's only statement is one definition (decorated or not), with nothing
-   * less indented after it: its body may be cut instead, with both headers before each group.
+   * Whether the body's first statement is a definition (decorated or not): when the body
+   * has no cuts of its own, that definition's body may be cut instead, with both headers
+   * before each group.
    */
-  soleMember: boolean;
+  opensWithDefinition: boolean;
+  /** Whether a group starts in the body before {@link memberEnd}. */
+  cutsInBody: boolean;
   /** Where the definition ends: the first line after it with code at its own indentation, or the end. */
   memberEnd: number;
 }
@@ -285,9 +290,10 @@ function scanBody(text: string, start: number, end: number, base: string): Scann
   let headerEnd = -1;
   let decorating = false;
   let afterShallowComment = false;
-  /** The heads of the body's statements at its indentation, until one that is not a decorator. */
-  let bodyStatements = 0;
-  let soleMember = true;
+  /** Whether the body's first statement (after its decorators) has been seen, and whether it is a definition. */
+  let firstStatementSeen = false;
+  let cutsInBody = false;
+  let opensWithDefinition = false;
   /** Where code at the definition's own indentation first follows its body (-1: none does). */
   let memberEnd = -1;
   const heads = [start];
@@ -315,17 +321,18 @@ function scanBody(text: string, start: number, end: number, base: string): Scann
       bodyIndent = indent;
       headerEnd = i;
       decorating = char === '@';
-      soleMember = (decorating || SPLIT_HEAD.test(head)) && indent.length > base.length;
-      bodyStatements = decorating ? 0 : 1;
+      firstStatementSeen = !decorating;
+      opensWithDefinition = SPLIT_HEAD.test(head);
       return indent.length <= base.length ? STOP : depth;
     }
-    if (memberEnd !== -1) {
-      // (After the definition: module-level code, as in the whole parse.)
-    } else if (bodyStatements === 0 && indent === bodyIndent) {
-      soleMember &&= char === '@' || SPLIT_HEAD.test(head);
-      bodyStatements = char === '@' ? 0 : 1;
-    } else if (indent === base) memberEnd = i;
-    else if (indent.length <= bodyIndent.length || !indent.startsWith(bodyIndent)) soleMember = false;
+    if (!firstStatementSeen && indent === bodyIndent && char !== '@') {
+      firstStatementSeen = true;
+      opensWithDefinition = SPLIT_HEAD.test(head);
+    }
+    if (indent === base && memberEnd === -1) {
+      memberEnd = i;
+      cutsInBody = heads.length > 1;
+    }
     // NOTE: after a simple statement at column 0, lines indented like the body are no
     // members, but tree-sitter reads that indentation as whitespace, without an error (`x = 1`
     // then `    def f(self):` parses clean): the cuts go on, and a group with nodes after its
@@ -351,7 +358,8 @@ function scanBody(text: string, start: number, end: number, base: string): Scann
     type,
     bodyStart: headerEnd,
     bodyIndent,
-    soleMember: soleMember && bodyStatements === 1,
+    opensWithDefinition: firstStatementSeen && opensWithDefinition,
+    cutsInBody: memberEnd === -1 ? heads.length > 1 : cutsInBody,
     memberEnd: memberEnd === -1 ? end : memberEnd,
   };
 }

@@ -154,7 +154,7 @@ function pythonFiles(dir: string, found: string[] = []): string[] {
   return found;
 }
 
-test('a definition whose body is one definition is cut inside it, under both headers, and parses as in the whole file', async () => {
+test('a definition whose body opens with a definition and has no cuts of its own is cut inside that one, under both headers, and parses as in the whole file', async () => {
   const parser = await initParser({ wasmDir });
   const members = (names: string, indent: string) => [...names].map((name) => method(name, indent));
   const inner = (indent: string) => [
@@ -173,6 +173,12 @@ test('a definition whose body is one definition is cut inside it, under both hea
       '    x = 1',
     ],
     'a class in a decorated function': ['@cache', 'def build():', ...inner('    ')],
+    'a class in a class, then a statement and a comment in the outer body': [
+      'class Suite:',
+      ...inner('    '),
+      '    other = 1',
+      '    # the end',
+    ],
   };
   for (const [name, lines] of Object.entries(texts)) {
     const text = lines.join('\n') + '\n';
@@ -196,9 +202,10 @@ test('a definition whose body is one definition is cut inside it, under both hea
       assert.equal(sameTree(node, whole.children[k] as LoweredNode), undefined, name),
     );
   }
-  // Not when the outer body holds anything else at its indentation: the inner class is then one group.
-  const twoMembers = ['class Suite:', ...inner('    '), '    other = 1', ''].join('\n');
-  assert.equal(definitionCuts(twoMembers, 0, twoMembers.length, 0)?.inner, undefined);
+  // Not when the outer body has cuts of its own: a method after the inner class starts a group.
+  const withMethod = ['class Suite:', ...inner('    '), method('other'), ''].join('\n');
+  const own = definitionCuts(withMethod, 0, withMethod.length, 0);
+  assert.ok(own && !own.inner && own.cuts.length === 1, 'the outer class is cut at its own method');
 });
 
 test("every class and function of torch's nn modules and torchvision's models, cut into groups, parses as in the whole file", async () => {
