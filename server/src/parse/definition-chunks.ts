@@ -24,6 +24,7 @@ import {
   groupNodes,
   headNodes,
   innerParts,
+  sameLevel,
   shiftGroup,
   type DefinitionSplit,
   type MemberGroup,
@@ -57,8 +58,11 @@ export function lowerDefinitionChunk(
   const cuts = definitionCuts(source.text, start, end, minLength);
   if (!cuts) return undefined;
   const bounds = [start, ...cuts.cuts, end];
+  // NOTE: a group is taken back only into a split cut at the same level: an edit after the
+  // headers can give the outer body a cut of its own (or take it away), and a first group that
+  // ends where the old one did then holds the inner definition's head, not its statements.
   const reusable =
-    previous && old?.split && old.start === start
+    previous && old?.split && old.start === start && sameLevel(old.split, cuts)
       ? unchangedGroups(old.split, previous.span, source.text.length)
       : new Map<number, MemberGroup>();
   const collected = collectGroups({

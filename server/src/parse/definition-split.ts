@@ -51,6 +51,13 @@ interface DefinitionHead {
   decorators?: LoweredNode[];
 }
 
+/** Whether `split` was cut at the level `cuts` are: in the same inner definition's body, or in the definition's own. */
+export function sameLevel(split: DefinitionSplit, cuts: DefinitionCuts): boolean {
+  const [was, is] = [split.inner, cuts.inner];
+  if (!was || !is) return was === is;
+  return was.topStart === is.topStart && was.definitionStart === is.definitionStart && was.type === is.type;
+}
+
 /** A split kept whole by a chunk that moved by `shift`: its offsets moved too. */
 export function shiftSplit(split: DefinitionSplit, shift: number): DefinitionSplit {
   return shift === 0

@@ -365,3 +365,34 @@ test('an error in the header lines that ends the class there stays in the first 
   assert.equal(misshapenNode(fresh.root), undefined);
   assert.equal(sameTree(incremental.root, fresh.root), undefined);
 });
+
+test('a split cut inside an inner definition and one that is not share no group across an edit', async () => {
+  const parser = await initParser({ wasmDir });
+  // A class holding one large class, with an error in a late method: lowered group by group
+  // inside the inner class. Dedenting the inner class's second method to the outer body gives
+  // the outer class a cut of its own there: its first group ends where the old first group
+  // did, but holds the inner class's head, not its statements. And back again.
+  const members = [...'abcdefghijklmn'].map((name) => method(name, '        ')).join('\n');
+  const nested = `class Suite:\n    class Base:\n        scale = 2\n\n${members}`;
+  const withError = nested.replace(
+    '        def l(self, x):\n',
+    '        def l(self, x):\n            z = [\n',
+  );
+  const line = withError.indexOf('        def b(self, x):');
+  const dedented = withError.slice(0, line) + withError.slice(line + 4);
+  assert.ok(definitionCuts(withError, 0, withError.length)?.inner, 'cut inside the inner class');
+  const outerCuts = definitionCuts(dedented, 0, dedented.length);
+  assert.ok(outerCuts && !outerCuts.inner && outerCuts.cuts.includes(line), 'cut at the outer method');
+  for (const [before, after, edit] of [
+    [withError, dedented, { start: line, oldEnd: line + 4, newText: '' }],
+    [dedented, withError, { start: line, oldEnd: line, newText: '    ' }],
+  ] as const) {
+    const trees = new DocumentTrees(parser);
+    trees.parse('doc', before);
+    trees.edit('doc', before, [edit]);
+    const incremental = trees.parse('doc', after);
+    const fresh = parseSource(parser, after);
+    assert.equal(incremental.hasError, true);
+    assert.equal(sameTree(incremental.root, fresh.root), undefined);
+  }
+});
