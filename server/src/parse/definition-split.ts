@@ -112,20 +112,9 @@ export function innerParts(
   body: LoweredNode,
 ): { index: number; head: InnerHead; members: LoweredNode[] } | undefined {
   const index = body.children.findIndex((child) => child.startIndex === inner.topStart);
-  const innerTop = body.children[index];
-  const decorated = inner.topStart !== inner.definitionStart;
-  const definition = !decorated
-    ? innerTop
-    : innerTop?.type === 'decorated_definition'
-      ? innerTop.children[innerTop.children.length - 1]
-      : undefined;
-  const innerBody = definition?.children.find((child) => child.field === 'body');
-  if (
-    definition?.type !== inner.type ||
-    definition.startIndex !== inner.definitionStart ||
-    innerBody?.type !== 'block'
-  )
-    return undefined;
+  const found = definitionIn(body.children[index], inner.type, inner.definitionStart);
+  if (!found) return undefined;
+  const { definition, body: innerBody, decorators } = found;
   const bodyAt = definition.children.indexOf(innerBody);
   return {
     index,
@@ -133,10 +122,28 @@ export function innerParts(
       before: body.children.slice(0, index),
       children: definition.children.slice(0, bodyAt),
       bodyStart: innerBody.startIndex,
-      decorators: decorated ? innerTop.children.slice(0, -1) : undefined,
+      decorators,
     },
     members: [...innerBody.children, ...definition.children.slice(bodyAt + 1)],
   };
+}
+
+/**
+ * The definition `top` is or decorates, with its body and its decorators (and comments
+ * between them), when it is a `type` whose `class` or `def` starts at `definitionStart` and
+ * has a body block.
+ */
+function definitionIn(
+  top: LoweredNode | undefined,
+  type: DefinitionCuts['type'],
+  definitionStart: number,
+): { definition: LoweredNode; body: LoweredNode; decorators?: LoweredNode[] } | undefined {
+  const decorated = top?.type === 'decorated_definition';
+  const definition = decorated ? top.children[top.children.length - 1] : top;
+  const body = definition?.children.find((child) => child.field === 'body');
+  if (definition?.type !== type || definition.startIndex !== definitionStart || body?.type !== 'block')
+    return undefined;
+  return { definition, body, ...(decorated ? { decorators: top.children.slice(0, -1) } : {}) };
 }
 
 /** Every node a group holds at its top: its head's (first group), members, nodes after. */
@@ -165,16 +172,9 @@ export function splitOfWholeDefinition(
 ): DefinitionSplit | undefined {
   const cuts = definitionCuts(text, start, end);
   const [top, ...after] = nodes;
-  const decorated = top?.type === 'decorated_definition';
-  const definition = decorated ? top.children[top.children.length - 1] : top;
-  const body = definition?.children.find((child) => child.field === 'body');
-  if (
-    !cuts ||
-    definition?.type !== cuts.type ||
-    definition.startIndex !== cuts.definitionStart ||
-    body?.type !== 'block'
-  )
-    return undefined;
+  const found = cuts && definitionIn(top, cuts.type, cuts.definitionStart);
+  if (!found) return undefined;
+  const { definition, body, decorators } = found;
   const headChildren = definition.children.filter((child) => child !== body);
   if (headChildren.some((child) => child.startIndex > body.startIndex)) return undefined;
   // An inner definition's split: the groups hold the inner body's statements.
@@ -193,7 +193,6 @@ export function splitOfWholeDefinition(
       members.push(member);
     }
     const isLast = k + 2 === bounds.length;
-    const decorators = decorated ? top.children.slice(0, -1) : undefined;
     groups.push({
       start: bounds[k],
       end: bounds[k + 1],
